@@ -1,0 +1,21 @@
+"""XLA's operation semantics, executable: the ``xla_client``-style builder surface and backends.
+
+Code written against ``jax.lib.xla_client``'s builder ports by changing the import::
+
+    from backend import XlaBuilder, ops, Shape, PrimitiveType, get_backend
+"""
+
+from backend import ops
+from backend.api_types import ComparisonDirection, ComparisonType, ResultAccuracy, ResultAccuracyMode
+from backend.backends import Backend, available_backends, get_backend, register_backend
+from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
+from backend.errors import OpError, SpecError, UnsupportedError
+from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
+from backend.shape import Layout, Shape, shape_from_pyval
+
+__all__ = [
+    "Backend", "ComparisonDirection", "ComparisonType", "Layout", "OpError", "PrimitiveType", "ProgramShape",
+    "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
+    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "ops",
+    "register_backend", "shape_from_pyval",
+]

@@ -1,0 +1,126 @@
+"""Backends: the small interface the conformance suite and users run computations through.
+
+A backend has a ``name``, ``supports(computation) -> str | None`` (``None`` when it can run it,
+else the reason) and ``execute(computation, arguments, replicas=1) -> list[np.ndarray]``
+(a tuple-shaped result comes back as its elements). Built in: ``reference`` (NumPy, the oracle)
+and ``jax`` (lowered to ``jax.lax``, jit-compiled once per computation). Third-party backends
+plug in as ``module:attribute`` or through the ``xla_semantics.backends`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from backend import etypes
+from backend.builder import XlaComputation
+from backend.errors import OpError
+from backend.shape import Shape
+
+ENTRY_POINT_GROUP = "xla_semantics.backends"
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def supports(self, computation: XlaComputation) -> str | None: ...
+
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]: ...
+
+
+def check_arguments(computation: XlaComputation, arguments: Sequence[Any]) -> list[Any]:
+    """Arguments as NumPy values matching the computation's parameters, or an OpError."""
+    params = computation.program_shape().parameter_shapes()
+    if len(arguments) != len(params):
+        raise OpError(computation.name, "arguments", f"expects {len(params)} arguments, got {len(arguments)}")
+    return [_check_value(computation.name, i, s, a) for i, (s, a) in enumerate(zip(params, arguments))]
+
+
+def _check_value(name: str, i: int, shape: Shape, value: Any) -> Any:
+    if shape.is_tuple():
+        if not isinstance(value, (tuple, list)) or len(value) != len(shape.tuple_shapes()):
+            raise OpError(name, "arguments", f"argument {i} must be a tuple of {len(shape.tuple_shapes())} "
+                          f"values for {shape}")
+        return tuple(_check_value(name, i, s, v) for s, v in zip(shape.tuple_shapes(), value))
+    arr = np.asarray(value)
+    try:
+        et = etypes.dtype_to_etype(arr.dtype)
+    except ValueError:
+        et = None
+    if et != shape.element_type() or arr.shape != shape.dimensions():
+        raise OpError(name, "arguments", f"argument {i} must be {shape}, got {arr.dtype}{list(arr.shape)}")
+    return arr
+
+
+def flatten_result(value: Any, shape: Shape) -> list[Any]:
+    if shape.is_tuple():
+        return [v for v in value]
+    return [value]
+
+
+_BUILTIN: dict[str, Callable[[], Backend]] = {}
+_INSTANCES: dict[str, Backend] = {}
+
+
+def register_backend(name: str, factory: Callable[[], Backend]) -> None:
+    """Make ``get_backend(name)`` return ``factory()`` (created once)."""
+    _BUILTIN[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def _builtin_factories() -> None:
+    if _BUILTIN:
+        return
+
+    def reference() -> Backend:
+        from backend.reference_backend import ReferenceBackend
+        return ReferenceBackend()
+
+    def jax_backend() -> Backend:
+        from backend.jax_backend.executor import JaxBackend
+        return JaxBackend()
+
+    def pallas() -> Backend:
+        from backend.pallas_backend import PallasBackend
+        return PallasBackend()
+
+    _BUILTIN.update(reference=reference, jax=jax_backend, pallas=pallas)
+
+
+def available_backends() -> list[str]:
+    _builtin_factories()
+    names = set(_BUILTIN)
+    names.update(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP))
+    return sorted(names)
+
+
+def get_backend(name: str = "jax") -> Backend:
+    """A backend by name (``reference``, ``jax``, ``pallas``, an entry point) or ``module:attribute``."""
+    if name in _INSTANCES:
+        return _INSTANCES[name]
+    _builtin_factories()
+    if name in _BUILTIN:
+        backend = _BUILTIN[name]()
+    elif ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            obj = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"cannot load backend '{name}': {e}") from None
+        backend = obj() if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Backend)) else obj
+    else:
+        eps = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+        if not eps:
+            raise ValueError(f"unknown backend '{name}' (known: {', '.join(available_backends())}; "
+                             "or give module:attribute)")
+        obj = eps[0].load()
+        backend = obj() if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Backend)) else obj
+    if not isinstance(backend, Backend):
+        raise ValueError(f"backend '{name}' does not implement the Backend interface (name, supports, execute)")
+    _INSTANCES[name] = backend
+    return backend

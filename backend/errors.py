@@ -1,0 +1,42 @@
+"""The project's own error types.
+
+Every invalid input raises :class:`OpError` (a ``ValueError``) naming the op, the argument,
+the violated constraint id and the offending values. A backend that cannot run something
+raises :class:`UnsupportedError` naming the op and the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class OpError(ValueError):
+    """Invalid input to an operation.
+
+    ``constraint`` is the spec's constraint id (``C1``, ``C2``...) or ``arg-type`` for an
+    argument of the wrong Python kind (not an XlaOp, not a list of ints...).
+    """
+
+    def __init__(self, op: str, constraint: str, message: str, arg: str | None = None,
+                 values: dict[str, Any] | None = None) -> None:
+        self.op = op
+        self.constraint = constraint
+        self.arg = arg
+        self.values = dict(values or {})
+        self.detail = message
+        where = f" (argument '{arg}')" if arg else ""
+        super().__init__(f"{op}: {constraint} violated{where}: {message}")
+
+
+class UnsupportedError(RuntimeError):
+    """A backend cannot run an op (or an element type) and says why."""
+
+    def __init__(self, backend: str, op: str, reason: str) -> None:
+        self.backend = backend
+        self.op = op
+        self.reason = reason
+        super().__init__(f"backend '{backend}' does not support {op}: {reason}")
+
+
+class SpecError(ValueError):
+    """A spec file is malformed; the message names the file, the key and the line."""

@@ -1,0 +1,57 @@
+"""Registries of per-op functions, found by op name (never a hand-edited list).
+
+Each layer (shape rules, reference evaluators, jax lowerings, case generators) keeps one
+:class:`Registry`. Functions register with a decorator in the family module that holds them;
+:func:`discover` imports every module of a package so that the decorators run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Registry:
+    def __init__(self, what: str, package: str) -> None:
+        self.what = what
+        self.package = package
+        self._table: dict[str, Callable[..., Any]] = {}
+        self._discovered = False
+
+    def register(self, *names: str) -> Callable[[F], F]:
+        def decorate(fn: F) -> F:
+            for name in names:
+                if name in self._table and self._table[name] is not fn:
+                    raise RuntimeError(f"two {self.what}s registered for '{name}': "
+                                       f"{self._table[name].__module__} and {fn.__module__}")
+                self._table[name] = fn
+            return fn
+        return decorate
+
+    def _ensure(self) -> None:
+        if not self._discovered:
+            self._discovered = True
+            discover(self.package)
+
+    def get(self, name: str) -> Callable[..., Any] | None:
+        self._ensure()
+        return self._table.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        self._ensure()
+        return name in self._table
+
+    def names(self) -> list[str]:
+        self._ensure()
+        return sorted(self._table)
+
+
+def discover(package: str) -> None:
+    """Import every module of ``package`` (so their registration decorators run)."""
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__, package + "."):
+        importlib.import_module(info.name)

@@ -1,0 +1,37 @@
+"""Shape rules, one per op (or one shared rule named by the spec's ``shape_rule``).
+
+A rule takes an :class:`OpContext` and returns the result :class:`~backend.shape.Shape`, or
+raises the error that ``ctx.fail(constraint_id, message, arg=..., **values)`` returns.
+Rules live in family modules of this package and register with ``@shape_rule(name)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.errors import OpError
+from backend.registry import Registry
+from backend.shape import Shape
+
+SHAPE_RULES = Registry("shape rule", __name__)
+shape_rule = SHAPE_RULES.register
+
+
+class OpContext:
+    """What a shape rule sees: the op's spec, operand shapes and attributes by argument name."""
+
+    def __init__(self, spec: Any, builder: Any, shapes: dict[str, Any], attrs: dict[str, Any]) -> None:
+        self.spec = spec
+        self.op = spec.name
+        self.builder = builder
+        self.shapes = shapes
+        self.attrs = attrs
+
+    def shape(self, arg: str) -> Shape:
+        return self.shapes[arg]
+
+    def attr(self, name: str) -> Any:
+        return self.attrs[name]
+
+    def fail(self, constraint: str, message: str, arg: str | None = None, **values: Any) -> OpError:
+        return OpError(self.op, constraint, message, arg, values)

@@ -1,0 +1,242 @@
+"""Shapes and layouts, after the shapes-and-layout document.
+
+A :class:`Shape` is an array shape (element type, dimension sizes, optional :class:`Layout`),
+a tuple shape, or the token shape. A :class:`Layout` gives ``minor_to_major`` (default:
+major-to-minor, i.e. ``(rank-1, ..., 0)``), and optionally ``padded_dimensions`` and a
+``padding_value``. :func:`linear_index` / :func:`multi_index` convert between
+multi-dimensional and linear indices for a shape and layout; :func:`to_linear_memory`
+lays an array out in memory as the document describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from backend import etypes
+from backend.etypes import PrimitiveType
+
+
+class Layout:
+    """``minor_to_major`` plus the optional padding of the shapes document."""
+
+    __slots__ = ("minor_to_major", "padded_dimensions", "padding_value")
+
+    def __init__(self, minor_to_major: Sequence[int], padded_dimensions: Sequence[int] | None = None,
+                 padding_value: Any = 0) -> None:
+        self.minor_to_major = tuple(int(d) for d in minor_to_major)
+        if sorted(self.minor_to_major) != list(range(len(self.minor_to_major))):
+            raise ValueError(f"minor_to_major {list(self.minor_to_major)} is not a permutation of "
+                             f"0..{len(self.minor_to_major) - 1}")
+        self.padded_dimensions = None if padded_dimensions is None else tuple(int(d) for d in padded_dimensions)
+        if self.padded_dimensions is not None and len(self.padded_dimensions) != len(self.minor_to_major):
+            raise ValueError(f"padded_dimensions {list(self.padded_dimensions)} must have one entry per "
+                             f"dimension ({len(self.minor_to_major)})")
+        self.padding_value = padding_value
+
+    @staticmethod
+    def major_to_minor(rank: int) -> Layout:
+        """The default layout: dimension 0 is the most major."""
+        return Layout(tuple(range(rank - 1, -1, -1)))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Layout) and self.minor_to_major == other.minor_to_major
+                and self.padded_dimensions == other.padded_dimensions)
+
+    def __hash__(self) -> int:
+        return hash((self.minor_to_major, self.padded_dimensions))
+
+    def __repr__(self) -> str:
+        pad = f", padded_dimensions={list(self.padded_dimensions)}" if self.padded_dimensions else ""
+        return f"Layout(minor_to_major={list(self.minor_to_major)}{pad})"
+
+    def __str__(self) -> str:
+        return "{" + ",".join(str(d) for d in self.minor_to_major) + "}"
+
+
+class Shape:
+    """An array, tuple or token shape (the surface of ``xla_client.Shape``)."""
+
+    __slots__ = ("_etype", "_dims", "_layout", "_tuple")
+
+    def __init__(self, etype: PrimitiveType, dims: tuple[int, ...] = (), layout: Layout | None = None,
+                 tuple_shapes: tuple[Shape, ...] | None = None) -> None:
+        self._etype = PrimitiveType(etype)
+        self._dims = tuple(int(d) for d in dims)
+        self._tuple = tuple_shapes
+        if layout is not None and len(layout.minor_to_major) != len(self._dims):
+            raise ValueError(f"layout {list(layout.minor_to_major)} does not match rank {len(self._dims)}")
+        self._layout = layout
+
+    # -- constructors -------------------------------------------------------------------
+    @staticmethod
+    def array_shape(element_type: Any, dims: Iterable[int], layout: Sequence[int] | Layout | None = None) -> Shape:
+        """``Shape.array_shape(PrimitiveType.F32, (2, 3))``; a NumPy dtype works as the type too."""
+        et = _as_etype(element_type)
+        dims = tuple(int(d) for d in dims)
+        if any(d < 0 for d in dims):
+            raise ValueError(f"dimension sizes must be >= 0, got {list(dims)}")
+        if layout is not None and not isinstance(layout, Layout):
+            layout = Layout(layout)
+        return Shape(et, dims, layout)
+
+    @staticmethod
+    def scalar_shape(element_type: Any) -> Shape:
+        return Shape.array_shape(element_type, ())
+
+    @staticmethod
+    def tuple_shape(shapes: Iterable[Shape]) -> Shape:
+        shapes = tuple(shapes)
+        for s in shapes:
+            if not isinstance(s, Shape):
+                raise ValueError(f"tuple_shape takes Shapes, got {type(s).__name__}")
+        return Shape(PrimitiveType.TUPLE, (), None, shapes)
+
+    @staticmethod
+    def token_shape() -> Shape:
+        return Shape(PrimitiveType.TOKEN)
+
+    # -- queries --------------------------------------------------------------------------
+    def element_type(self) -> PrimitiveType:
+        return self._etype
+
+    def dimensions(self) -> tuple[int, ...]:
+        return self._dims
+
+    def rank(self) -> int:
+        return len(self._dims)
+
+    def is_tuple(self) -> bool:
+        return self._etype == PrimitiveType.TUPLE
+
+    def is_token(self) -> bool:
+        return self._etype == PrimitiveType.TOKEN
+
+    def is_array(self) -> bool:
+        return not (self.is_tuple() or self.is_token())
+
+    def tuple_shapes(self) -> tuple[Shape, ...]:
+        if not self.is_tuple():
+            raise ValueError(f"{self} is not a tuple shape")
+        return self._tuple or ()
+
+    def numpy_dtype(self) -> np.dtype:
+        return etypes.etype_to_dtype(self._etype)
+
+    def layout(self) -> Layout:
+        """The layout; the default major-to-minor one when none was given."""
+        return self._layout if self._layout is not None else Layout.major_to_minor(self.rank())
+
+    def element_count(self) -> int:
+        return int(np.prod(self._dims, dtype=np.int64)) if self._dims else 1
+
+    def with_element_type(self, etype: PrimitiveType) -> Shape:
+        return Shape(etype, self._dims, self._layout)
+
+    def with_major_to_minor_layout_if_absent(self) -> Shape:
+        if self.is_tuple():
+            return Shape.tuple_shape(s.with_major_to_minor_layout_if_absent() for s in self.tuple_shapes())
+        return Shape(self._etype, self._dims, self.layout())
+
+    # -- dunder ---------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Shape):
+            return NotImplemented
+        return (self._etype == other._etype and self._dims == other._dims
+                and self._tuple == other._tuple)
+
+    def __hash__(self) -> int:
+        return hash((self._etype, self._dims, self._tuple))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        if self.is_tuple():
+            return "(" + ", ".join(str(s) for s in self.tuple_shapes()) + ")"
+        if self.is_token():
+            return "token[]"
+        return f"{etypes.short_name(self._etype)}[{','.join(str(d) for d in self._dims)}]"
+
+    def to_string(self, with_layout: bool = True) -> str:
+        if self.is_tuple():
+            return "(" + ", ".join(s.to_string(with_layout) for s in self.tuple_shapes()) + ")"
+        return str(self) + (str(self.layout()) if with_layout and self.is_array() else "")
+
+
+def _as_etype(element_type: Any) -> PrimitiveType:
+    if isinstance(element_type, PrimitiveType):
+        return element_type
+    if isinstance(element_type, int) and not isinstance(element_type, bool):
+        return PrimitiveType(element_type)
+    if isinstance(element_type, str):
+        return etypes.from_short_name(element_type)
+    return etypes.dtype_to_etype(element_type)
+
+
+def shape_from_pyval(pyval: Any) -> Shape:
+    """The shape of a NumPy array, a Python scalar, or a tuple of those."""
+    if isinstance(pyval, tuple):
+        return Shape.tuple_shape(shape_from_pyval(v) for v in pyval)
+    arr = np.asarray(pyval)
+    return Shape.array_shape(etypes.dtype_to_etype(arr.dtype), arr.shape)
+
+
+def canonical_dimension(dim: int, rank: int) -> int:
+    """Python-style negative dimension numbers: -1 is the last dimension."""
+    if not -rank <= dim < rank:
+        raise ValueError(f"dimension {dim} is out of range for rank {rank}")
+    return dim + rank if dim < 0 else dim
+
+
+# -- index conversion (the document's IndexUtil) ---------------------------------------------
+def _physical_sizes(shape: Shape) -> tuple[int, ...]:
+    layout = shape.layout()
+    return layout.padded_dimensions if layout.padded_dimensions is not None else shape.dimensions()
+
+
+def linear_index(shape: Shape, index: Sequence[int]) -> int:
+    """The position of ``index`` in linear memory under the shape's layout (and padding)."""
+    dims = shape.dimensions()
+    if len(index) != len(dims):
+        raise ValueError(f"index {list(index)} has {len(index)} entries, shape {shape} has rank {len(dims)}")
+    for i, (x, d) in enumerate(zip(index, dims)):
+        if not 0 <= x < d:
+            raise ValueError(f"index {list(index)} is out of bounds in dimension {i} of {shape}")
+    sizes = _physical_sizes(shape)
+    linear, stride = 0, 1
+    for dim in shape.layout().minor_to_major:
+        linear += index[dim] * stride
+        stride *= sizes[dim]
+    return linear
+
+
+def multi_index(shape: Shape, linear: int) -> tuple[int, ...]:
+    """Inverse of :func:`linear_index` (for positions that hold an element)."""
+    sizes = _physical_sizes(shape)
+    total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+    if not 0 <= linear < total:
+        raise ValueError(f"linear index {linear} is out of range [0, {total}) for {shape}")
+    index = [0] * shape.rank()
+    rest = linear
+    for dim in shape.layout().minor_to_major:
+        index[dim] = rest % sizes[dim]
+        rest //= sizes[dim]
+    for i, (x, d) in enumerate(zip(index, shape.dimensions())):
+        if x >= d:
+            raise ValueError(f"linear index {linear} falls in the padding of dimension {i} of {shape}")
+    return tuple(index)
+
+
+def to_linear_memory(array: np.ndarray, shape: Shape) -> np.ndarray:
+    """The array's elements in linear-memory order under ``shape``'s layout, padding included."""
+    if tuple(array.shape) != shape.dimensions():
+        raise ValueError(f"array of shape {array.shape} does not match {shape}")
+    layout = shape.layout()
+    sizes = _physical_sizes(shape)
+    padded = np.full(sizes, layout.padding_value, dtype=array.dtype)
+    padded[tuple(slice(0, d) for d in shape.dimensions())] = array
+    # Transpose so the most major dimension comes first, then read row-major.
+    return padded.transpose(tuple(reversed(layout.minor_to_major))).reshape(-1)

@@ -1,0 +1,87 @@
+"""Turn a case into a computation: each operand input becomes a Parameter of the builder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend import ops
+from backend.builder import XlaBuilder, XlaComputation
+from backend.shape import Shape, shape_from_pyval
+
+
+def _param_shape(value: Any) -> Shape:
+    return value if isinstance(value, Shape) else shape_from_pyval(value)
+
+
+def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tuple[XlaComputation, list[Any]]:
+    """The computation applying ``spec``'s op to parameters bound to ``inputs``, and its arguments.
+
+    An input given for a ``builder`` argument (a shape) is added to the builder as a parameter
+    first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
+    """
+    builder = XlaBuilder(spec.name.lower())
+    kwargs: dict[str, Any] = dict(attrs)
+    args: list[Any] = []
+    for a in spec.args:
+        if a.kind == "builder":
+            kwargs[a.name] = builder
+            if a.name in inputs:
+                ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), "existing")
+                args.append(inputs[a.name])
+        elif a.kind == "operand" and a.name in inputs:
+            kwargs[a.name] = ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), a.name)
+            args.append(inputs[a.name])
+        elif a.kind == "operands" and a.name in inputs:
+            group = []
+            for v in inputs[a.name]:
+                group.append(ops.Parameter(builder, len(args), _param_shape(v), f"{a.name}{len(group)}"))
+                args.append(v)
+            kwargs[a.name] = group
+    getattr(ops, spec.name)(**kwargs)
+    return builder.build(), [v for v in args if not isinstance(v, Shape)]
+
+
+def reproduction(case: Any, backend: str) -> str:
+    """A self-contained Python snippet that rebuilds and runs the case."""
+    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+             "get_backend", "", f"b = XlaBuilder({case.op.lower()!r})"]
+    call_args = []
+    arg_values = []
+    n = 0
+    spec_args = {a.name: a.kind for a in __import__("specs").get(case.op).args}
+    call_args += [f"{n}=b" for n, kind in spec_args.items() if kind == "builder"]
+    for name, value in case.inputs.items():
+        if spec_args.get(name) == "builder":
+            lines.append(f"ops.Parameter(b, {n}, Shape.array_shape({_param_shape(value).element_type().name!r}, "
+                         f"{_param_shape(value).dimensions()}), 'existing')")
+            n += 1
+            continue
+        values = value if isinstance(value, list) else [value]
+        names = []
+        for v in values:
+            shape = _param_shape(v)
+            var = f"{name}{len(names)}" if isinstance(value, list) else name
+            lines.append(f"{var} = ops.Parameter(b, {n}, Shape.array_shape({str(shape.element_type().name)!r}, "
+                         f"{shape.dimensions()}), {var!r})")
+            names.append(var)
+            n += 1
+            if not isinstance(v, Shape):
+                arg_values.append(_array_literal(v))
+        call_args.append(f"{name}=[{', '.join(names)}]" if isinstance(value, list) else f"{name}={name}")
+    call_args += [f"{k}={v!r}" for k, v in case.attrs.items()]
+    lines.append(f"ops.{case.op}({', '.join(call_args)})")
+    if case.violates:
+        lines.append(f"# expected: OpError naming constraint {case.violates}")
+        return "\n".join(lines)
+    lines.append(f"args = [{', '.join(arg_values)}]")
+    lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
+    lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
+    return "\n".join(lines)
+
+
+def _array_literal(v: Any) -> str:
+    arr = np.asarray(v)
+    return f"np.array({arr.astype(object).tolist() if arr.dtype.kind not in 'fcb' else arr.tolist()!r}, " \
+           f"dtype={'ml_dtypes.' + arr.dtype.name if arr.dtype.name not in np.sctypeDict else 'np.' + arr.dtype.name})"

@@ -1,0 +1,80 @@
+"""``python -m conformance run --backend jax [--ops Add,Pow] [--report r.json] ...``"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import specs
+from backend.backends import available_backends, get_backend
+from conformance.generate import cases_for
+from conformance.report import scoreboard_text, write_json, write_junit, write_markdown
+from conformance.runner import FAILED, Result, run_cases
+
+_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m conformance", description="Run the spec-generated conformance suite.")
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the suite on a backend")
+    run.add_argument("--backend", default="jax", help="reference, jax, pallas, an entry point, or module:attribute")
+    run.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
+    run.add_argument("--kinds", default="golden,generated,error", help="which case kinds to run")
+    run.add_argument("--seed", type=int, default=0, help="seed for generated cases")
+    run.add_argument("--report", help="write a JSON report to this path")
+    run.add_argument("--junit", help="write a JUnit XML report to this path")
+    run.add_argument("--markdown", help="write a Markdown report to this path")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    run.add_argument("-v", "--verbose", action="store_true", help="print every failing case's reproduction")
+    sub.add_parser("list", help="list ops with specs and the available backends")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    all_specs = specs.load_all()
+    if args.command == "list":
+        print("backends:", ", ".join(available_backends()))
+        for name, spec in all_specs.items():
+            print(f"{name:<28} {spec.family}")
+        return 0
+    names = [n.strip() for n in args.ops.split(",") if n.strip()] or list(all_specs)
+    unknown = [n for n in names if n not in all_specs]
+    if unknown:
+        print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    try:
+        backend = get_backend(args.backend)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    kinds = set(args.kinds.split(","))
+    start = time.perf_counter()
+    results: list[Result] = []
+    for i, name in enumerate(names, 1):
+        cases = [c for c in cases_for(all_specs[name], args.seed) if c.kind in kinds]
+        op_results = run_cases(cases, backend)
+        marks = [_MARKS[r.status] for r in op_results]
+        results.extend(op_results)
+        if not args.quiet:
+            print(f"[{i:>3}/{len(names)}] {name:<24} {''.join(marks)}", flush=True)
+    seconds = time.perf_counter() - start
+    failed = [r for r in results if r.status == FAILED]
+    print()
+    print(scoreboard_text(results))
+    print(f"\nbackend {backend.name}: {len(results)} cases in {seconds:.1f} s "
+          "(. passed, F failed, u unsupported, i implementation-defined)")
+    for r in failed[: None if args.verbose else 10]:
+        print(f"\nFAILED {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
+    if len(failed) > 10 and not args.verbose:
+        print(f"\n... and {len(failed) - 10} more failures (use -v or --report)")
+    if args.report:
+        write_json(args.report, results, backend.name, seconds, args.seed)
+    if args.junit:
+        write_junit(args.junit, results, backend.name)
+    if args.markdown:
+        write_markdown(args.markdown, results, backend.name, seconds)
+    return 1 if failed else 0

@@ -1,0 +1,51 @@
+"""Comparing a backend's result with the expected one, within the spec's tolerance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend import etypes
+
+
+def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:
+    """Boolean mask of elements that differ beyond ``bound`` (None: exact, signed zeros included).
+
+    NaNs match NaNs (any payload); infinities must match exactly.
+    """
+    a, e = np.asarray(actual), np.asarray(expected)
+    if a.shape != e.shape:
+        raise ValueError(f"result shape {list(a.shape)} differs from expected {list(e.shape)}")
+    et = etypes.dtype_to_etype(e.dtype)
+    if not (etypes.is_float(et) or etypes.is_complex(et)):
+        return a.astype(object) != e.astype(object) if a.dtype != e.dtype else a != e
+    if etypes.is_complex(et):
+        a64, e64 = a.astype(np.complex128), e.astype(np.complex128)
+        return _float_mismatch(a64.real, e64.real, bound) | _float_mismatch(a64.imag, e64.imag, bound)
+    return _float_mismatch(a.astype(np.float64), e.astype(np.float64), bound)
+
+
+def _float_mismatch(a: np.ndarray, e: np.ndarray, bound: Any) -> np.ndarray:
+    both_nan = np.isnan(a) & np.isnan(e)
+    one_nan = np.isnan(a) ^ np.isnan(e)
+    if bound is None:
+        same = (a == e) & (np.signbit(a) == np.signbit(e))
+        return ~(same | both_nan)
+    inf_mismatch = (np.isinf(a) | np.isinf(e)) & (a != e)
+    with np.errstate(all="ignore"):
+        diff = np.abs(a - e)
+        close = diff <= bound.atol + bound.rtol * np.abs(e)
+    finite = ~(np.isnan(a) | np.isnan(e) | np.isinf(a) | np.isinf(e))
+    return one_nan | inf_mismatch | (finite & ~close)
+
+
+def describe_mismatch(actual: Any, expected: Any, mask: np.ndarray, limit: int = 5) -> str:
+    a, e = np.asarray(actual), np.asarray(expected)
+    idx = np.argwhere(mask) if mask.ndim else [()]
+    parts = []
+    for i in list(idx)[:limit]:
+        key = tuple(i)
+        parts.append(f"at {list(key)}: got {a[key]!r}, expected {e[key]!r}")
+    more = int(mask.sum()) - len(parts)
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")

@@ -1,0 +1,122 @@
+"""Cases from a spec: its golden examples, seeded generated cases, and one case per error example.
+
+Generated cases take every element type the generator names (default: the first type
+variable's types), over standard shapes (ranks 0 to 4, a zero-size dimension) or the spec's
+configs; their expected values come from the reference interpreter, itself pinned by the golden
+examples. Generation is reproducible: the seed and the case id fix the values.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy as np
+
+from backend import etypes
+from backend.errors import OpError, UnsupportedError
+from backend.etypes import PrimitiveType
+from backend.shape import Shape
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from conformance.values import random_array
+
+STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
+DEFAULT_COUNT = 48
+
+
+def cases_for(spec: Any, seed: int = 0) -> list[Case]:
+    return golden_cases(spec) + generated_cases(spec, seed) + error_cases(spec)
+
+
+def golden_cases(spec: Any) -> list[Case]:
+    return [Case(id=f"{spec.name}/golden/{ex.name}", op=spec.name, kind=GOLDEN, inputs=dict(ex.inputs),
+                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined)
+            for ex in spec.examples]
+
+
+def error_cases(spec: Any) -> list[Case]:
+    return [Case(id=f"{spec.name}/error/{ex.name}", op=spec.name, kind=ERROR, inputs=dict(ex.inputs),
+                 attrs=dict(ex.attrs), violates=ex.violates) for ex in spec.errors]
+
+
+def _type_var(spec: Any) -> str | None:
+    for a in spec.operand_args:
+        if a.element is not None:
+            return a.element
+    return next(iter(spec.element_types), None)
+
+
+def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
+    if not spec.executable:
+        return []
+    gen = spec.generator
+    var = _type_var(spec)
+    if "element_types" in gen:
+        types = list(etypes.resolve_types(gen["element_types"]))
+    elif var is not None:
+        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
+        types = [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
+    else:
+        types = [None]
+    configs = gen.get("configs") or [{"shapes": None}]
+    shapes = [tuple(s) for s in gen.get("shapes", STANDARD_SHAPES)]
+    count = int(gen.get("count", DEFAULT_COUNT))
+    plans = []
+    for config in configs:
+        if config.get("shapes") is None:
+            plans.extend(({}, s) for s in shapes)
+        else:
+            plans.append((config, None))
+    per_type = max(1, min(len(plans), -(-count // max(1, len(types)))))
+    out: list[Case] = []
+    for t_index, etype in enumerate(types):
+        for k in range(per_type):
+            config, dims = plans[(t_index * per_type + k) % len(plans)]
+            case = _generated_case(spec, var, etype, config, dims, seed)
+            if case is not None and all(case.id != c.id for c in out):
+                out.append(case)
+    return out
+
+
+def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
+    from backend.backends import get_backend
+    from conformance.build import build_case
+
+    types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
+    attrs = dict(config.get("attrs") or {})
+    values_hint = spec.generator.get("values") or {}
+    specials = spec.generator.get("special_values", True)
+    label_shapes = []
+    inputs: dict[str, Any] = {}
+    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
+    rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
+    rng = np.random.default_rng(rng_seed)
+    for a in spec.operand_args:
+        if a.kind == "operands":
+            continue
+        t = types_fixed.get(a.name)
+        if t is None:
+            if a.element == var and etype is not None:
+                t = etype
+            elif a.element is not None:
+                t = spec.element_types[a.element][0]
+            else:
+                return None
+        shape_dims = tuple(config["shapes"][a.name]) if config.get("shapes") and a.name in config["shapes"] else dims
+        if shape_dims is None:
+            return None
+        inputs[a.name] = random_array(rng, t, shape_dims, values_hint.get(a.name), specials)
+        label_shapes.append(str(Shape.array_shape(t, shape_dims)))
+    label = ",".join(label_shapes) if label_shapes else "attrs"
+    if config.get("name"):
+        label = f"{config['name']}:{label}"
+    case_id = f"{id_base}/{label}"
+    try:
+        comp, args = build_case(spec, inputs, attrs)
+        expected = get_backend("reference").execute(comp, args)
+    except (OpError, UnsupportedError):
+        return None  # the combination is not valid for this op / not computable by the reference
+    return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
+                else tuple(expected))

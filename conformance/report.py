@@ -1,0 +1,101 @@
+"""Reports: a per-op scoreboard (text and Markdown), JSON for machines, JUnit XML for CI."""
+
+from __future__ import annotations
+
+import json
+import platform
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, Result
+
+STATUSES = (PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED)
+
+
+def scoreboard(results: list[Result]) -> dict[str, Counter]:
+    board: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        board[r.case.op][r.status] += 1
+    return dict(sorted(board.items()))
+
+
+def totals(results: list[Result]) -> Counter:
+    return Counter(r.status for r in results)
+
+
+def scoreboard_text(results: list[Result]) -> str:
+    board = scoreboard(results)
+    width = max([len(op) for op in board] + [2])
+    head = f"{'op':<{width}}  {'cases':>5}  {'passed':>6}  {'failed':>6}  {'unsupported':>11}  {'impl-defined':>12}"
+    lines = [head, "-" * len(head)]
+    for op, c in board.items():
+        lines.append(f"{op:<{width}}  {sum(c.values()):>5}  {c[PASSED]:>6}  {c[FAILED]:>6}  {c[UNSUPPORTED]:>11}  "
+                     f"{c[IMPL_DEFINED]:>12}")
+    t = totals(results)
+    lines.append("-" * len(head))
+    lines.append(f"{'total':<{width}}  {sum(t.values()):>5}  {t[PASSED]:>6}  {t[FAILED]:>6}  {t[UNSUPPORTED]:>11}  "
+                 f"{t[IMPL_DEFINED]:>12}")
+    return "\n".join(lines)
+
+
+def to_json(results: list[Result], backend: str, seconds: float, seed: int) -> dict[str, Any]:
+    import jax
+
+    return {
+        "backend": backend,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "seed": seed,
+        "seconds": round(seconds, 3),
+        "environment": {"python": platform.python_version(), "jax": jax.__version__,
+                        "platform": platform.platform()},
+        "totals": dict(totals(results)),
+        "scoreboard": {op: dict(c) for op, c in scoreboard(results).items()},
+        "cases": [{"id": r.case.id, "op": r.case.op, "kind": r.case.kind, "status": r.status,
+                   "message": r.message, "seconds": round(r.seconds, 4),
+                   **({"reproduction": r.reproduction} if r.reproduction else {})} for r in results],
+    }
+
+
+def write_json(path: str, results: list[Result], backend: str, seconds: float, seed: int) -> None:
+    with open(path, "w") as f:
+        json.dump(to_json(results, backend, seconds, seed), f, indent=1)
+
+
+def write_junit(path: str, results: list[Result], backend: str) -> None:
+    suites = ET.Element("testsuites", name=f"conformance-{backend}")
+    by_op: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        by_op[r.case.op].append(r)
+    for op, rs in sorted(by_op.items()):
+        c = Counter(r.status for r in rs)
+        suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(rs)), failures=str(c[FAILED]),
+                              skipped=str(c[UNSUPPORTED] + c[IMPL_DEFINED]))
+        for r in rs:
+            tc = ET.SubElement(suite, "testcase", classname=f"{backend}.{op}", name=r.case.id,
+                               time=f"{r.seconds:.4f}")
+            if r.status == FAILED:
+                ET.SubElement(tc, "failure", message=r.message[:500]).text = r.reproduction
+            elif r.status in (UNSUPPORTED, IMPL_DEFINED):
+                ET.SubElement(tc, "skipped", message=f"{r.status}: {r.message[:500]}")
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def write_markdown(path: str, results: list[Result], backend: str, seconds: float) -> None:
+    board = scoreboard(results)
+    t = totals(results)
+    lines = [f"# Conformance: backend `{backend}`", "",
+             f"{sum(t.values())} cases in {seconds:.1f} s: {t[PASSED]} passed, {t[FAILED]} failed, "
+             f"{t[UNSUPPORTED]} unsupported, {t[IMPL_DEFINED]} implementation-defined.", "",
+             "| op | cases | passed | failed | unsupported | impl-defined |", "|---|---|---|---|---|---|"]
+    for op, c in board.items():
+        lines.append(f"| {op} | {sum(c.values())} | {c[PASSED]} | {c[FAILED]} | {c[UNSUPPORTED]} | "
+                     f"{c[IMPL_DEFINED]} |")
+    failed = [r for r in results if r.status == FAILED]
+    if failed:
+        lines += ["", "## Failures", ""]
+        for r in failed:
+            lines += [f"### {r.case.id}", "", r.message, "", "```python", r.reproduction, "```", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")

@@ -1,0 +1,74 @@
+"""Seeded random values for generated cases, special values mixed in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from backend import etypes
+from backend.etypes import PrimitiveType
+
+
+def special_values(etype: PrimitiveType) -> list[Any]:
+    """NaN, infinities, signed zeros, subnormals and extremes the type can hold."""
+    dtype = etypes.etype_to_dtype(etype)
+    if etype == PrimitiveType.PRED:
+        return [True, False]
+    if etypes.is_int(etype):
+        info = ml_dtypes.iinfo(dtype)
+        return [int(info.min), int(info.max), 0, 1] + ([-1] if info.min < 0 else [])
+    if etypes.is_complex(etype):
+        return [complex(np.nan, 0), complex(np.inf, 1), complex(-0.0, 0.0), complex(0, -np.inf)]
+    info = ml_dtypes.finfo(dtype)
+    values = [np.nan, np.inf, -np.inf, 0.0, -0.0, float(info.max), float(info.min), float(info.smallest_subnormal),
+              -float(info.smallest_subnormal), float(info.tiny)]
+    out = []
+    for v in values:
+        with np.errstate(all="ignore"):
+            cast = np.array(v).astype(dtype)
+        if cast.astype(np.float64) == v or (np.isnan(v) and np.isnan(cast.astype(np.float64))):
+            out.append(v)
+    return out
+
+
+def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int, ...],
+                 hint: dict[str, Any] | None = None, specials: bool = True) -> np.ndarray:
+    """A random array of the type, with values in ``hint``'s ``[min, max]`` if given."""
+    hint = hint or {}
+    dtype = etypes.etype_to_dtype(etype)
+    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    lo, hi = hint.get("min"), hint.get("max")
+    if etype == PrimitiveType.PRED:
+        flat = rng.integers(0, 2, n).astype(bool)
+    elif etypes.is_int(etype):
+        info = ml_dtypes.iinfo(dtype)
+        lo = int(info.min) if lo is None else max(int(lo), int(info.min))
+        hi = int(min(info.max, 100)) if hi is None else min(int(hi), int(info.max))
+        lo = max(lo, -100) if hint.get("min") is None else lo
+        flat = rng.integers(lo, hi + 1, n, dtype=np.int64)
+    elif etypes.is_complex(etype):
+        scale = float(hint.get("scale", 3.0))
+        flat = rng.normal(0, scale, n) + 1j * rng.normal(0, scale, n)
+    else:
+        if lo is not None or hi is not None:
+            flat = rng.uniform(float(lo if lo is not None else -10), float(hi if hi is not None else 10), n)
+        else:
+            flat = rng.normal(0, float(hint.get("scale", 3.0)), n)
+    flat = np.asarray(flat, dtype=object if etypes.is_int(etype) else None)
+    if specials and hint.get("special_values", True) and n >= 4 and lo is None and hi is None:
+        pool = special_values(etype)
+        k = min(len(pool), max(1, n // 3))
+        positions = rng.choice(n, size=k, replace=False)
+        chosen = rng.choice(len(pool), size=k, replace=False)
+        flat = flat.astype(object)
+        for p, c in zip(positions, chosen):
+            flat[p] = pool[c]
+    with np.errstate(all="ignore"):
+        if etypes.is_int(etype):
+            arr = np.array([int(x) for x in flat], dtype=np.int64).astype(dtype)
+        else:
+            arr = np.array(list(flat), dtype=np.complex128 if etypes.is_complex(etype)
+                           else np.bool_ if etype == PrimitiveType.PRED else np.float64).astype(dtype)
+    return arr.reshape(dims)

@@ -1,0 +1,116 @@
+"""Generate one Markdown page per operation from its spec, plus an index.
+
+    python -m specs.docs --out docs/ops
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from backend import etypes
+from backend.shape import Shape, shape_from_pyval
+from specs.loader import OpSpec, load_all
+
+
+def _literal_text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_literal_text(v) for v in value) + ")"
+    if isinstance(value, Shape):
+        return str(value)
+    arr = np.asarray(value)
+    body = np.array2string(arr.astype(np.float64) if arr.dtype.kind == "V" or "float" in arr.dtype.name
+                           and arr.dtype.itemsize < 2 else arr, separator=", ", threshold=64)
+    return f"{shape_from_pyval(arr)} {body}"
+
+
+def _types_text(types: Sequence[etypes.PrimitiveType]) -> str:
+    return ", ".join(f"`{etypes.short_name(t)}`" for t in types)
+
+
+def render_op(spec: OpSpec) -> str:
+    lines = [f"# {spec.name}", "", spec.summary, "", f"*Family:* `{spec.family}`"
+             + ("" if spec.executable else " · *internal: no executable form*"), ""]
+    if spec.semantics:
+        lines += ["## Semantics", "", spec.semantics, ""]
+    lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
+    lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
+    for a in spec.args:
+        typ = a.type or (f"array of `{a.element}`" if a.element else "")
+        default = "" if a.required else f"`{a.default!r}`"
+        lines.append(f"| `{a.name}` | {a.kind} | {typ} | {default} | {a.doc} |")
+    lines.append("")
+    if spec.element_types:
+        lines += ["## Element types", ""]
+        lines += [f"- `{var}`: {_types_text(types)}" for var, types in spec.element_types.items()]
+        if spec.result:
+            lines.append(f"- result: `{spec.result.get('element', '')}`")
+        lines.append("")
+    lines += ["## Constraints", ""] + [f"- **{cid}**: {text}" for cid, text in spec.constraints.items()] + [""]
+    if spec.implementation_defined:
+        lines += ["## Implementation-defined behaviour", ""]
+        lines += [f"- **{k}**: {v}" for k, v in spec.implementation_defined.items()] + [""]
+    lines += ["## Examples", ""]
+    for ex in spec.examples:
+        lines.append(f"### {ex.name}" + (f" (implementation-defined: {ex.implementation_defined})"
+                                         if ex.implementation_defined else ""))
+        if ex.doc:
+            lines += ["", ex.doc]
+        lines += ["", "```"]
+        lines += [f"{k} = {_literal_text(v)}" for k, v in ex.inputs.items()]
+        lines += [f"{k} = {v!r}" for k, v in ex.attrs.items() if not isinstance(v, dict)]
+        lines += [f"{k} = {_literal_text(__import__('specs').parse_literal(v))}" for k, v in ex.attrs.items()
+                  if isinstance(v, dict)]
+        lines += [f"{spec.name}(...) = {_literal_text(ex.expected)}", "```", ""]
+    lines += ["## Errors", "", "| violates | inputs | attributes |", "|---|---|---|"]
+    for er in spec.errors:
+        inputs = ", ".join(f"{k}: {_literal_text(v)}" for k, v in er.inputs.items())
+        attrs = ", ".join(f"{k}={v!r}" for k, v in er.attrs.items())
+        lines.append(f"| {er.violates} | {inputs} | {attrs} |")
+    lines += ["", "## Tolerance", ""]
+    for key, bound in spec.tolerance.by_key.items():
+        lines.append(f"- `{key}`: " + ("exact" if bound is None else f"rtol={bound.rtol:g}, atol={bound.atol:g}"))
+    lines += ["", f"*Generated from `specs/ops/{spec.path.name}`.*", ""]
+    return "\n".join(lines)
+
+
+def render_index(all_specs: dict[str, OpSpec]) -> str:
+    lines = ["# Operations", "", f"{len(all_specs)} operations, generated from `specs/ops/`.", ""]
+    by_family: dict[str, list[OpSpec]] = {}
+    for spec in all_specs.values():
+        by_family.setdefault(spec.family, []).append(spec)
+    for family in sorted(by_family):
+        lines += [f"## {family}", "", "| op | summary |", "|---|---|"]
+        lines += [f"| [{s.name}]({s.name}.md) | {s.summary} |" for s in sorted(by_family[family], key=lambda s: s.name)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_docs(out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    all_specs = load_all()
+    written = []
+    for spec in all_specs.values():
+        path = out / f"{spec.name}.md"
+        path.write_text(render_op(spec))
+        written.append(path)
+    index = out / "index.md"
+    index.write_text(render_index(all_specs))
+    return [index, *written]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specs.docs", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/ops", help="output folder (default: docs/ops)")
+    args = parser.parse_args(argv)
+    written = write_docs(Path(args.out))
+    print(f"wrote {len(written)} pages to {args.out} (index: {written[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,493 @@
+"""Strict loader for ``specs/ops/*.yaml``.
+
+Unknown keys, missing keys, values of the wrong kind, a constraint without an error example,
+an error example naming an unknown constraint, and an op without a shape rule, a reference
+evaluator or a jax lowering are all :class:`~backend.errors.SpecError`s naming the file, the
+key and the line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from backend import etypes
+from backend.errors import SpecError
+from backend.etypes import PrimitiveType
+from backend.shape import Shape
+
+OPS_DIR = Path(__file__).parent / "ops"
+
+ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
+FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
+            "reduction", "linear_algebra", "control_flow", "collective", "internal")
+_MISSING = object()
+
+
+# -- YAML with line numbers -------------------------------------------------------------------
+class _Map(dict):
+    """A mapping that remembers the line of each key (1-based)."""
+
+    line: int = 0
+    lines: dict[str, int]
+
+
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
+    out = _Map()
+    out.line = node.start_mark.line + 1
+    out.lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            raise SpecError(f"line {key_node.start_mark.line + 1}: duplicate key '{key}'")
+        out[key] = loader.construct_object(value_node, deep=True)
+        out.lines[key] = key_node.start_mark.line + 1
+    return out
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
+
+
+class _Ctx:
+    """Where we are in a file, for error messages."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, message: str, node: Any = None, key: str | None = None) -> SpecError:
+        line = None
+        if isinstance(node, _Map):
+            line = node.lines.get(key, node.line) if key is not None else node.line
+        loc = f"{self.path.name}" + (f":{line}" if line else "")
+        return SpecError(f"{loc}: {where}: {message}")
+
+    def mapping(self, node: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> _Map:
+        if not isinstance(node, dict):
+            raise self.fail(where, f"expected a mapping, got {type(node).__name__}")
+        for key in node:
+            if key not in required and key not in optional:
+                allowed = ", ".join(required + optional)
+                raise self.fail(f"{where}.{key}", f"unknown key '{key}' (allowed: {allowed})", node, key)
+        for key in required:
+            if key not in node:
+                raise self.fail(where, f"missing required key '{key}'", node)
+        return node  # type: ignore[return-value]
+
+
+# -- literals ---------------------------------------------------------------------------------
+_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,\s]*)\]\s*$")
+
+
+def parse_shape(text: str) -> Shape:
+    """``f32[2,3]`` -> Shape; ``token[]`` is the token shape; ``(f32[2], s32[])`` a tuple shape."""
+    text = text.strip()
+    if text.startswith("(") and text.endswith(")"):
+        inner = text[1:-1].strip()
+        parts = _split_top_level(inner) if inner else []
+        return Shape.tuple_shape(parse_shape(p) for p in parts)
+    m = _SHAPE_RE.match(text)
+    if not m:
+        raise ValueError(f"not a shape: '{text}' (expected e.g. f32[2,3])")
+    if m.group(1) == "token":
+        return Shape.token_shape()
+    et = etypes.from_short_name(m.group(1))
+    dims = [int(d) for d in m.group(2).replace(" ", "").split(",") if d]
+    return Shape.array_shape(et, dims)
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def _scalar(value: Any, etype: PrimitiveType) -> Any:
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v.startswith(("0x", "-0x")) and etypes.is_int(etype):
+            return int(v, 16)
+        if etypes.is_complex(etype):
+            return complex(v.replace("nan", "nan").replace(" ", ""))
+        if v in ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "-0", "-0.0", "+0.0"):
+            return float(v)
+        try:
+            return float(v) if etypes.is_float(etype) else int(v)
+        except ValueError:
+            raise ValueError(f"cannot read '{value}' as {etypes.short_name(etype)}") from None
+    if isinstance(value, list) and etypes.is_complex(etype) and len(value) == 2 \
+            and all(isinstance(x, (int, float)) for x in value):
+        return complex(value[0], value[1])
+    return value
+
+
+def _map_nested(value: Any, fn: Any, depth: int) -> Any:
+    if depth == 0:
+        return fn(value)
+    if not isinstance(value, list):
+        raise ValueError(f"expected a nested list {depth} deep, got {value!r}")
+    return [_map_nested(v, fn, depth - 1) for v in value]
+
+
+def parse_literal(node: Any) -> Any:
+    """``{f32[2]: [1, 2]}`` -> np.ndarray; ``{tuple: [lit, ...]}`` -> tuple of literals.
+
+    Special float values are strings: ``nan``, ``inf``, ``-inf``, ``-0.0``; integers may be
+    hex strings (``0x7f``); complex values are ``[re, im]`` pairs or strings (``1+2j``).
+    """
+    if not isinstance(node, dict) or len(node) != 1:
+        raise ValueError(f"a literal is a one-key mapping like {{f32[2]: [1, 2]}}, got {node!r}")
+    (key, value), = node.items()
+    if key == "tuple":
+        if not isinstance(value, list):
+            raise ValueError("a tuple literal holds a list of literals")
+        return tuple(parse_literal(v) for v in value)
+    shape = parse_shape(str(key))
+    if not shape.is_array():
+        raise ValueError(f"literal shape must be an array shape, got {shape}")
+    dtype = shape.numpy_dtype()
+    rank = shape.rank()
+    py = _map_nested(value, lambda v: _scalar(v, shape.element_type()), rank)
+    if etypes.is_int(shape.element_type()) and dtype.itemsize >= 1 and dtype.kind in "iu":
+        arr = np.array(py, dtype=object)
+        info = np.iinfo(dtype)
+        flat = [int(x) for x in arr.reshape(-1)]
+        # hex literals give bit patterns: wrap them into the type's range
+        bits = dtype.itemsize * 8
+        flat = [((x + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) if info.min < 0 and x > info.max
+                else x for x in flat]
+        arr = np.array(flat, dtype=dtype).reshape(arr.shape)
+    else:
+        arr = np.array(py, dtype=np.float64 if etypes.is_float(shape.element_type()) else None)
+        arr = arr.astype(dtype)
+    if arr.shape != shape.dimensions():
+        raise ValueError(f"literal values have shape {list(arr.shape)}, the key says {shape}")
+    return arr
+
+
+def literal_shape(value: Any) -> Shape:
+    from backend.shape import shape_from_pyval
+    return shape_from_pyval(value)
+
+
+# -- the model --------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class ArgSpec:
+    name: str
+    kind: str                      # builder | operand | operands | attribute | computation
+    type: str | None = None        # attribute type (see backend.attributes)
+    element: str | None = None     # element-type variable (T) for operands
+    default: Any = _MISSING
+    doc: str = ""
+    broadcast: bool = False        # operand is implicitly broadcast to the result shape
+    constraint: str | None = None  # the constraint an invalid value of this argument violates
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING
+
+    @property
+    def is_operand(self) -> bool:
+        return self.kind in ("operand", "operands")
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    name: str
+    inputs: dict[str, Any]
+    attrs: dict[str, Any]
+    expected: Any
+    doc: str = ""
+    implementation_defined: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorExample:
+    name: str
+    violates: str
+    inputs: dict[str, Any]
+    attrs: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    rtol: float
+    atol: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    """Per-element-type bounds; ``None`` means exact."""
+
+    by_key: dict[str, Bound | None]
+
+    def for_type(self, etype: PrimitiveType) -> Bound | None:
+        name = etypes.short_name(etype)
+        if name in self.by_key:
+            return self.by_key[name]
+        for cls in ("pred", "f8", "float", "complex", "signed", "unsigned", "int"):
+            if cls in self.by_key and etypes.in_class(etype, cls):
+                return self.by_key[cls]
+        return self.by_key.get("default")
+
+
+@dataclasses.dataclass(frozen=True)
+class OpSpec:
+    name: str
+    family: str
+    summary: str
+    semantics: str
+    signatures: tuple[str, ...]
+    args: tuple[ArgSpec, ...]
+    element_types: dict[str, tuple[PrimitiveType, ...]]
+    result: dict[str, Any]
+    constraints: dict[str, str]
+    type_constraint: str | None
+    examples: tuple[Example, ...]
+    errors: tuple[ErrorExample, ...]
+    tolerance: Tolerance
+    implementation_defined: dict[str, str]
+    generator: dict[str, Any]
+    shape_rule: str
+    executable: bool
+    path: Path
+
+    def arg(self, name: str) -> ArgSpec:
+        for a in self.args:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    @property
+    def operand_args(self) -> tuple[ArgSpec, ...]:
+        return tuple(a for a in self.args if a.is_operand)
+
+    @property
+    def takes_builder(self) -> bool:
+        return any(a.kind == "builder" for a in self.args)
+
+
+_TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
+                 "tolerance")
+_TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
+                 "generator", "shape_rule", "executable", "see_also")
+_GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
+
+
+def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
+    def bound(v: Any, where: str) -> Bound | None:
+        if v == "exact":
+            return None
+        m = ctx.mapping(v, where, (), ("rtol", "atol"))
+        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
+
+    if node == "exact":
+        return Tolerance({"default": None})
+    if not isinstance(node, dict):
+        raise ctx.fail("tolerance", f"expected 'exact' or a mapping, got {node!r}")
+    by_key: dict[str, Bound | None] = {}
+    for key, value in node.items():
+        if key != "default" and key not in etypes.TYPE_CLASSES:
+            try:
+                etypes.from_short_name(key)
+            except ValueError:
+                raise ctx.fail(f"tolerance.{key}", f"unknown element type or class '{key}'", node, key) from None
+        by_key[key] = bound(value, f"tolerance.{key}")
+    by_key.setdefault("default", None)
+    return Tolerance(by_key)
+
+
+def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
+    if not isinstance(node, dict) or not node:
+        raise ctx.fail("args", "expected a non-empty mapping of argument name to description")
+    out = []
+    for name, desc in node.items():
+        where = f"args.{name}"
+        m = ctx.mapping(desc, where, ("kind",), ("type", "element", "default", "doc", "broadcast",
+                                                      "constraint"))
+        if m["kind"] not in ARG_KINDS:
+            raise ctx.fail(f"{where}.kind", f"unknown kind '{m['kind']}' (allowed: {', '.join(ARG_KINDS)})", m, "kind")
+        if m["kind"] == "attribute" and "type" not in m:
+            raise ctx.fail(where, "an attribute needs a 'type'", m)
+        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
+                           default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
+                           broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
+    return tuple(out)
+
+
+def _parse_inputs(ctx: _Ctx, node: Any, where: str, literal: bool) -> dict[str, Any]:
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        raise ctx.fail(where, "expected a mapping of argument name to value")
+    out = {}
+    for name, value in node.items():
+        try:
+            if isinstance(value, list):
+                out[name] = [parse_literal(v) if literal or isinstance(v, dict) else parse_shape(v) for v in value]
+            elif literal or isinstance(value, dict):
+                out[name] = parse_literal(value)
+            else:
+                out[name] = parse_shape(str(value))
+        except ValueError as e:
+            raise ctx.fail(f"{where}.{name}", str(e), node, name) from None
+    return out
+
+
+def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
+    """Load and validate one spec file."""
+    path = Path(path)
+    ctx = _Ctx(path)
+    try:
+        doc = yaml.load(path.read_text(), Loader=_LineLoader)  # noqa: S506 (safe loader subclass)
+    except (yaml.YAMLError, SpecError) as e:
+        raise SpecError(f"{path.name}: {e}") from None
+    top = ctx.mapping(doc, "spec", _TOP_REQUIRED, _TOP_OPTIONAL)
+    name = top["op"]
+    if not isinstance(name, str) or not re.match(r"^[A-Z][A-Za-z0-9]*$", name):
+        raise ctx.fail("op", f"op name must be CamelCase, got {name!r}", top, "op")
+    if top["family"] not in FAMILIES:
+        raise ctx.fail("family", f"unknown family '{top['family']}' (allowed: {', '.join(FAMILIES)})", top, "family")
+    args = _parse_args(ctx, top["args"])
+    arg_names = {a.name for a in args}
+
+    element_types: dict[str, tuple[PrimitiveType, ...]] = {}
+    for var, classes in (top.get("element_types") or {}).items():
+        if not isinstance(classes, list):
+            raise ctx.fail(f"element_types.{var}", "expected a list of element types or classes", top["element_types"], var)
+        try:
+            element_types[var] = etypes.resolve_types(classes)
+        except ValueError as e:
+            raise ctx.fail(f"element_types.{var}", str(e), top["element_types"], var) from None
+    for a in args:
+        if a.element is not None and a.element not in element_types:
+            raise ctx.fail(f"args.{a.name}.element", f"element type variable '{a.element}' is not in element_types",
+                           top["args"][a.name], "element")
+
+    constraints = top["constraints"]
+    if not isinstance(constraints, dict):
+        raise ctx.fail("constraints", "expected a mapping of constraint id to statement", top, "constraints")
+    for cid in constraints:
+        if not re.match(r"^C[0-9]+$", str(cid)):
+            raise ctx.fail(f"constraints.{cid}", "constraint ids are C1, C2, ...", constraints, cid)
+    type_constraint = top.get("type_constraint")
+    if type_constraint is not None and type_constraint not in constraints:
+        raise ctx.fail("type_constraint", f"'{type_constraint}' is not a constraint id", top, "type_constraint")
+    if element_types and any(a.element for a in args) and type_constraint is None:
+        raise ctx.fail("type_constraint", "operands have element-type variables, so name the constraint that the "
+                       "element-type check reports", top)
+
+    examples = []
+    for i, ex in enumerate(top["examples"] or []):
+        where = f"examples[{i}]"
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"))
+        _check_arg_keys(ctx, m, where, arg_names)
+        try:
+            expected = parse_literal(m["expected"])
+        except ValueError as e:
+            raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
+                                attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
+                                implementation_defined=m.get("implementation_defined")))
+    errors = []
+    for i, ex in enumerate(top["errors"] or []):
+        where = f"errors[{i}]"
+        m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"))
+        _check_arg_keys(ctx, m, where, arg_names)
+        if m["violates"] not in constraints:
+            raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
+        errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
+                                   inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", False),
+                                   attrs=dict(m.get("attrs") or {})))
+    for a in args:
+        if a.constraint is not None and a.constraint not in constraints:
+            raise ctx.fail(f"args.{a.name}.constraint", f"'{a.constraint}' is not a constraint id", top["args"], a.name)
+    covered = {e.violates for e in errors}
+    for cid in constraints:
+        if cid not in covered:
+            raise ctx.fail(f"constraints.{cid}", "constraint has no error example", constraints, cid)
+    names = [e.name for e in examples] + [e.name for e in errors]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
+
+    generator = top.get("generator") or {}
+    ctx.mapping(generator, "generator", (), _GENERATOR_KEYS)
+    impl = top.get("implementation_defined") or {}
+    for ex in examples:
+        if ex.implementation_defined is not None and ex.implementation_defined not in impl:
+            raise ctx.fail("examples", f"example '{ex.name}' names unknown implementation_defined "
+                           f"'{ex.implementation_defined}'")
+    spec = OpSpec(name=name, family=top["family"], summary=str(top["summary"]).strip(),
+                  semantics=str(top.get("semantics", "")).strip(), signatures=tuple(top["signatures"]), args=args,
+                  element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
+                  type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
+                  tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
+                  generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
+                  executable=bool(top.get("executable", True)), path=path)
+    if check_functions:
+        _check_functions(ctx, spec)
+    return spec
+
+
+def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
+    for section in ("inputs", "attrs"):
+        for key in (m.get(section) or {}):
+            if key not in arg_names:
+                raise ctx.fail(f"{where}.{section}.{key}", f"'{key}' is not an argument of this op",
+                               m[section], key)
+
+
+def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
+    from backend.jax_backend import LOWERINGS
+    from backend.reference import EVALUATORS
+    from backend.rules import SHAPE_RULES
+
+    if spec.shape_rule not in SHAPE_RULES:
+        raise ctx.fail("shape_rule", f"no shape rule registered as '{spec.shape_rule}' "
+                       f"(add @shape_rule('{spec.shape_rule}') in backend/rules/)")
+    if spec.executable:
+        if spec.name not in EVALUATORS:
+            raise ctx.fail("op", f"no reference evaluator for {spec.name} (add @evaluator('{spec.name}') "
+                           "in backend/reference/)")
+        if spec.name not in LOWERINGS:
+            raise ctx.fail("op", f"no jax lowering for {spec.name} (add @lowering('{spec.name}') "
+                           "in backend/jax_backend/)")
+
+
+@functools.cache
+def load_all() -> dict[str, OpSpec]:
+    """Every spec under specs/ops, keyed by op name."""
+    out: dict[str, OpSpec] = {}
+    for path in sorted(OPS_DIR.glob("*.yaml")):
+        spec = load_file(path)
+        if spec.name in out:
+            raise SpecError(f"{path.name}: op '{spec.name}' is also defined in {out[spec.name].path.name}")
+        out[spec.name] = spec
+    return out
+
+
+def get(name: str) -> OpSpec:
+    specs = load_all()
+    if name not in specs:
+        raise SpecError(f"no spec for op '{name}'")
+    return specs[name]

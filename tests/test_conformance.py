@@ -1,0 +1,98 @@
+"""The conformance suite itself: every case of every spec passes on the reference and jax backends,
+every op has at least 30 cases, and every error case raises our error naming its constraint."""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import specs
+from backend import get_backend
+from conformance import cases_for, run_cases
+from conformance.cases import ERROR
+from conformance.compare import mismatch_mask
+from conformance.runner import FAILED, PASSED
+
+ALL = specs.load_all()
+
+
+@pytest.fixture(scope="module")
+def all_cases():
+    return {name: cases_for(spec) for name, spec in ALL.items()}
+
+
+def test_at_least_30_cases_per_op(all_cases):
+    few = {name: len(cases) for name, cases in all_cases.items() if ALL[name].executable and ALL[name].operand_args and len(cases) < 30}
+    assert not few, f"ops with fewer than 30 cases: {few}"
+
+
+def test_generation_is_reproducible():
+    spec = ALL["Add"]
+    a, b = cases_for(spec, seed=3), cases_for(spec, seed=3)
+    assert [c.id for c in a] == [c.id for c in b]
+    for x, y in zip(a, b):
+        for k in x.inputs:
+            assert np.asarray(x.inputs[k]).tobytes() == np.asarray(y.inputs[k]).tobytes(), x.id
+
+
+@pytest.mark.parametrize("backend_name", ["reference", "jax"])
+def test_every_case_passes(backend_name, all_cases):
+    backend = get_backend(backend_name)
+    failures = []
+    for cases in all_cases.values():
+        for r in run_cases(cases, backend):
+            if r.status == FAILED:
+                failures.append(f"{r.case.id}: {r.message}")
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} failures)"
+
+
+def test_golden_examples_pass_on_reference_exactly_as_written(all_cases):
+    # The reference is the oracle for generated cases, so it must reproduce every golden example.
+    backend = get_backend("reference")
+    for cases in all_cases.values():
+        golden = [c for c in cases if c.kind == "golden"]
+        for r in run_cases(golden, backend):
+            assert r.status == PASSED, f"{r.case.id}: {r.message}"
+
+
+def test_error_cases_raise_the_named_constraint(all_cases):
+    for cases in all_cases.values():
+        for r in run_cases([c for c in cases if c.kind == ERROR], get_backend("reference")):
+            assert r.status == PASSED, f"{r.case.id}: {r.message}"
+
+
+def test_compare_exact_checks_signed_zero_and_nan():
+    assert mismatch_mask(np.array([-0.0]), np.array([0.0]), None).tolist() == [True]
+    assert mismatch_mask(np.array([np.nan]), np.array([np.nan]), None).tolist() == [False]
+    assert mismatch_mask(np.array([1.0, np.inf]), np.array([1.0, -np.inf]), None).tolist() == [False, True]
+
+
+def test_cli_reports_and_exit_code(tmp_path):
+    report = tmp_path / "r.json"
+    junit = tmp_path / "r.xml"
+    md = tmp_path / "r.md"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "reference", "--ops", "Add",
+                           "--report", str(report), "--junit", str(junit), "--markdown", str(md)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Add" in proc.stdout and "total" in proc.stdout
+    data = json.loads(report.read_text())
+    assert data["backend"] == "reference" and data["totals"]["passed"] == len(data["cases"])
+    assert Counter(c["op"] for c in data["cases"]) == {"Add": len(data["cases"])}
+    assert "<testsuite" in junit.read_text() and "| Add |" in md.read_text()
+
+
+def test_cli_fails_on_a_failing_backend(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "tests.test_builder:DOUBLER",
+                           "--ops", "Add", "--kinds", "golden"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "FAILED Add/golden/same_shape" in proc.stdout and "reproduction" in proc.stdout
+
+
+def test_cli_unknown_op():
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--ops", "Nope"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "no spec for Nope" in proc.stderr

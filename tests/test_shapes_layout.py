@@ -1,0 +1,83 @@
+"""The shapes-and-layout document's worked examples."""
+
+import numpy as np
+import pytest
+
+from backend import Layout, PrimitiveType, Shape
+from backend.shape import canonical_dimension, linear_index, multi_index, to_linear_memory
+
+# The document's 2x3 array:  a b c / d e f
+ARRAY = np.array([["a", "b", "c"], ["d", "e", "f"]], dtype=object)
+
+
+def test_minor_to_major_0_1_is_column_major():
+    shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=(0, 1))
+    assert list(to_linear_memory(ARRAY, shape)) == ["a", "d", "b", "e", "c", "f"]
+
+
+def test_minor_to_major_1_0_is_row_major():
+    shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=(1, 0))
+    assert list(to_linear_memory(ARRAY, shape)) == ["a", "b", "c", "d", "e", "f"]
+
+
+def test_default_layout_is_major_to_minor():
+    assert Shape.array_shape(PrimitiveType.F32, (2, 3, 4)).layout().minor_to_major == (2, 1, 0)
+    assert list(to_linear_memory(ARRAY, Shape.array_shape(PrimitiveType.F32, (2, 3)))) == list("abcdef")
+
+
+def test_padded_3x5_column_major():
+    # "a d 0 b e 0 c f 0 0 0 0 0 0 0": padded to [3, 5] with padding value 0, minor_to_major [0, 1].
+    shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=Layout((0, 1), padded_dimensions=(3, 5),
+                                                                        padding_value=0))
+    assert list(to_linear_memory(ARRAY, shape)) == ["a", "d", 0, "b", "e", 0, "c", "f", 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_padded_equivalent_array():
+    # ... equivalent to the array  a b c 0 0 / d e f 0 0 / 0 0 0 0 0  in the same dimension order.
+    padded = np.array([["a", "b", "c", 0, 0], ["d", "e", "f", 0, 0], [0, 0, 0, 0, 0]], dtype=object)
+    same_order = Shape.array_shape(PrimitiveType.F32, (3, 5), layout=(0, 1))
+    padded_shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=Layout((0, 1), (3, 5)))
+    assert list(to_linear_memory(padded, same_order)) == list(to_linear_memory(ARRAY, padded_shape))
+
+
+@pytest.mark.parametrize("layout", [(0, 1), (1, 0)])
+def test_linear_and_multi_index_round_trip(layout):
+    shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=layout)
+    memory = list(to_linear_memory(ARRAY, shape))
+    for i in range(2):
+        for j in range(3):
+            lin = linear_index(shape, (i, j))
+            assert memory[lin] == ARRAY[i, j]
+            assert multi_index(shape, lin) == (i, j)
+
+
+def test_linear_index_with_padding():
+    shape = Shape.array_shape(PrimitiveType.F32, (2, 3), layout=Layout((0, 1), (3, 5)))
+    assert linear_index(shape, (1, 2)) == 7  # c f: 'f' is at position 7 of "a d 0 b e 0 c f ..."
+    with pytest.raises(ValueError, match="padding"):
+        multi_index(shape, 2)
+
+
+def test_negative_dimensions():
+    # For a 3-D array [A x B x C], dimension -1 has size C and -2 has size B.
+    assert canonical_dimension(-1, 3) == 2
+    assert canonical_dimension(-2, 3) == 1
+    with pytest.raises(ValueError):
+        canonical_dimension(3, 3)
+
+
+def test_shape_text_and_tuples():
+    s = Shape.array_shape(np.float32, (2, 3))
+    assert str(s) == "f32[2,3]" and s.to_string() == "f32[2,3]{1,0}"
+    t = Shape.tuple_shape([s, Shape.scalar_shape(PrimitiveType.S32)])
+    assert t.is_tuple() and str(t) == "(f32[2,3], s32[])"
+    assert Shape.token_shape().is_token()
+
+
+def test_bad_layouts_raise():
+    with pytest.raises(ValueError):
+        Layout((0, 0))
+    with pytest.raises(ValueError):
+        Shape.array_shape(PrimitiveType.F32, (2, 3), layout=(0,))
+    with pytest.raises(ValueError):
+        Layout((0, 1), padded_dimensions=(3,))
