@@ -6,7 +6,16 @@ Code written against ``jax.lib.xla_client``'s builder ports by changing the impo
 """
 
 from backend import ops
-from backend.api_types import ComparisonDirection, ComparisonType, ResultAccuracy, ResultAccuracyMode
+from backend.api_types import (
+    ComparisonDirection,
+    ComparisonType,
+    DotDimensionNumbers,
+    Precision,
+    PrecisionConfig,
+    ResultAccuracy,
+    ResultAccuracyMode,
+    make_dot_dimension_numbers,
+)
 from backend.backends import Backend, available_backends, get_backend, register_backend
 from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
 from backend.errors import OpError, SpecError, UnsupportedError
@@ -14,8 +23,8 @@ from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
 from backend.shape import Layout, Shape, shape_from_pyval
 
 __all__ = [
-    "Backend", "ComparisonDirection", "ComparisonType", "Layout", "OpError", "PrimitiveType", "ProgramShape",
+    "Backend", "ComparisonDirection", "ComparisonType", "DotDimensionNumbers", "Layout", "OpError", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
     "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
-    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "ops",
+    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "ops",
     "register_backend", "shape_from_pyval",
 ]

@@ -44,3 +44,49 @@ class ComparisonType(enum.Enum):
     TOTALORDER = "TOTALORDER"
     SIGNED = "SIGNED"
     UNSIGNED = "UNSIGNED"
+
+
+@dataclasses.dataclass(frozen=True)
+class DotDimensionNumbers:
+    """Contracting and batch dimensions of each side of a DotGeneral."""
+
+    lhs_contracting_dimensions: tuple[int, ...] = ()
+    rhs_contracting_dimensions: tuple[int, ...] = ()
+    lhs_batch_dimensions: tuple[int, ...] = ()
+    rhs_batch_dimensions: tuple[int, ...] = ()
+
+    def as_lax(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]:
+        """``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`` as jax.lax takes it."""
+        return ((self.lhs_contracting_dimensions, self.rhs_contracting_dimensions),
+                (self.lhs_batch_dimensions, self.rhs_batch_dimensions))
+
+    def __str__(self) -> str:
+        def dims(d: tuple[int, ...]) -> str:
+            return "{" + ",".join(map(str, d)) + "}"
+        return (f"lhs_batch_dims={dims(self.lhs_batch_dimensions)}, lhs_contracting_dims="
+                f"{dims(self.lhs_contracting_dimensions)}, rhs_batch_dims={dims(self.rhs_batch_dimensions)}, "
+                f"rhs_contracting_dims={dims(self.rhs_contracting_dimensions)}")
+
+
+def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers:
+    """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it."""
+    from backend.attributes import dot_dimension_numbers
+    return dot_dimension_numbers(dimension_numbers)
+
+
+class Precision(enum.Enum):
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class PrecisionConfig:
+    """One precision per operand (``operand_precision``), as in xla_client."""
+
+    operand_precision: tuple[Precision, ...] = ()
+
+    Precision = Precision
+
+    def __str__(self) -> str:
+        return "{" + ",".join(p.name.lower() for p in self.operand_precision) + "}"

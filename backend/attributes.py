@@ -7,13 +7,22 @@ A type ending in ``?`` also accepts ``None``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from backend import etypes
-from backend.api_types import ComparisonDirection, ComparisonType, ResultAccuracy, ResultAccuracyMode
+from backend.api_types import (
+    ComparisonDirection,
+    ComparisonType,
+    DotDimensionNumbers,
+    Precision,
+    PrecisionConfig,
+    ResultAccuracy,
+    ResultAccuracyMode,
+)
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
 
@@ -138,7 +147,46 @@ def _computation(v: Any) -> Any:
     return v
 
 
+def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
+    """A DotDimensionNumbers, a mapping of its four fields, or ``((lc, rc), (lb, rb))``."""
+    if isinstance(v, DotDimensionNumbers):
+        return v
+    if isinstance(v, dict):
+        unknown = set(v) - {f.name for f in dataclasses.fields(DotDimensionNumbers)}
+        if unknown:
+            raise ValueError(f"unknown dimension-number fields {sorted(unknown)}")
+        return DotDimensionNumbers(**{k: _int_list(x) for k, x in v.items()})
+    if hasattr(v, "lhs_contracting_dimensions"):
+        return DotDimensionNumbers(*(_int_list(getattr(v, f.name)) for f in dataclasses.fields(DotDimensionNumbers)))
+    parts = _seq(v)
+    if len(parts) != 2:
+        raise TypeError(f"expected ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), got {v!r}")
+    contracting, batch = (_seq(p) for p in parts)
+    if len(contracting) != 2 or len(batch) != 2:
+        raise TypeError(f"expected ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), got {v!r}")
+    return DotDimensionNumbers(_int_list(contracting[0]), _int_list(contracting[1]), _int_list(batch[0]),
+                               _int_list(batch[1]))
+
+
+def _precision_config(v: Any) -> PrecisionConfig:
+    """A PrecisionConfig, one precision for both operands (``"HIGHEST"``), or one per operand."""
+    def one(p: Any) -> Precision:
+        if isinstance(p, Precision):
+            return p
+        if isinstance(p, str) and p.upper() in Precision.__members__:
+            return Precision[p.upper()]
+        raise ValueError(f"expected a precision (DEFAULT, HIGH, HIGHEST), got {p!r}")
+
+    if isinstance(v, PrecisionConfig):
+        return v
+    if isinstance(v, (str, Precision)):
+        return PrecisionConfig((one(v), one(v)))
+    return PrecisionConfig(tuple(one(p) for p in _seq(v)))
+
+
 NORMALIZERS: dict[str, Callable[[Any], Any]] = {
+    "dot_dimension_numbers": dot_dimension_numbers,
+    "precision_config": _precision_config,
     "int": _int,
     "bool": _bool,
     "float": _float,
@@ -167,6 +215,8 @@ def normalize(type_name: str, value: Any) -> Any:
 
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
+    if isinstance(value, (DotDimensionNumbers, PrecisionConfig)):
+        return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
     if isinstance(value, PrimitiveType):

@@ -39,8 +39,36 @@ def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tupl
                 group.append(ops.Parameter(builder, len(args), _param_shape(v), f"{a.name}{len(group)}"))
                 args.append(v)
             kwargs[a.name] = group
+    operand_shapes = [_param_shape(v) for a in spec.operand_args if a.name in inputs
+                      for v in (inputs[a.name] if a.kind == "operands" else [inputs[a.name]])]
+    for a in spec.args:
+        if (a.kind == "computation" or a.type == "computation") and isinstance(kwargs.get(a.name), dict):
+            kwargs[a.name] = computation_from_description(kwargs[a.name], operand_shapes)
     getattr(ops, spec.name)(**kwargs)
     return builder.build(), [v for v in args if not isinstance(v, Shape)]
+
+
+def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape]) -> XlaComputation:
+    """A sub-computation written in a spec as ``{op: Add, params: ...}``.
+
+    ``params`` is a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the
+    case's operands, for Call-like ops), or ``scalars`` (the default: one scalar per operand of
+    ``op``, of the first operand's element type, for reducer-like ops).
+    """
+    from specs.loader import get, parse_shape
+
+    op = desc["op"]
+    params = desc.get("params", "scalars")
+    if params == "operands":
+        shapes = list(operand_shapes)
+    elif params == "scalars":
+        etype = operand_shapes[0].element_type()
+        shapes = [Shape.scalar_shape(etype)] * len(get(op).operand_args)
+    else:
+        shapes = [parse_shape(p) for p in params]
+    sub = XlaBuilder(f"{op.lower()}_computation")
+    getattr(ops, op)(*[ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)])
+    return sub.build()
 
 
 def reproduction(case: Any, backend: str) -> str:

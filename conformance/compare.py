@@ -23,7 +23,8 @@ def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:
     if etypes.is_complex(et):
         a64, e64 = a.astype(np.complex128), e.astype(np.complex128)
         return _float_mismatch(a64.real, e64.real, bound) | _float_mismatch(a64.imag, e64.imag, bound)
-    return _float_mismatch(a.astype(np.float64), e.astype(np.float64), bound)
+    with np.errstate(invalid="ignore"):  # NaN of narrow float types casts with a warning
+        return _float_mismatch(a.astype(np.float64), e.astype(np.float64), bound)
 
 
 def _float_mismatch(a: np.ndarray, e: np.ndarray, bound: Any) -> np.ndarray:

@@ -40,6 +40,10 @@ def error_cases(spec: Any) -> list[Case]:
 
 
 def _type_var(spec: Any) -> str | None:
+    """The type variable generated cases range over: the result's, else the first operand's."""
+    result = str(spec.result.get("element", ""))
+    if result in spec.element_types:
+        return result
     for a in spec.operand_args:
         if a.element is not None:
             return a.element
@@ -63,8 +67,8 @@ def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     count = int(gen.get("count", DEFAULT_COUNT))
     plans = []
     for config in configs:
-        if config.get("shapes") is None:
-            plans.extend(({}, s) for s in shapes)
+        if config.get("shapes") is None:  # standard shapes for every operand, with the config's attrs
+            plans.extend((config, s) for s in shapes)
         else:
             plans.append((config, None))
     per_type = max(1, min(len(plans), -(-count // max(1, len(types)))))
@@ -93,8 +97,6 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
     rng = np.random.default_rng(rng_seed)
     for a in spec.operand_args:
-        if a.kind == "operands":
-            continue
         t = types_fixed.get(a.name)
         if t is None:
             if a.element == var and etype is not None:
@@ -103,14 +105,20 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
                 t = spec.element_types[a.element][0]
             else:
                 return None
-        shape_dims = tuple(config["shapes"][a.name]) if config.get("shapes") and a.name in config["shapes"] else dims
+        shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
         if shape_dims is None:
             return None
-        inputs[a.name] = random_array(rng, t, shape_dims, values_hint.get(a.name), specials)
-        label_shapes.append(str(Shape.array_shape(t, shape_dims)))
+        if a.kind == "operands":  # a variadic argument: a list of shapes
+            inputs[a.name] = [random_array(rng, t, tuple(d), values_hint.get(a.name), specials) for d in shape_dims]
+            label_shapes += [str(Shape.array_shape(t, tuple(d))) for d in shape_dims]
+            continue
+        inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
+        label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"
+    elif attrs:  # configs that differ only in attributes get distinct ids
+        label = ",".join(f"{k}={v}" for k, v in attrs.items() if not isinstance(v, dict)).replace(" ", "") + ":" + label
     case_id = f"{id_base}/{label}"
     try:
         comp, args = build_case(spec, inputs, attrs)

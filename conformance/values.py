@@ -57,7 +57,7 @@ def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int
         else:
             flat = rng.normal(0, float(hint.get("scale", 3.0)), n)
     flat = np.asarray(flat, dtype=object if etypes.is_int(etype) else None)
-    if specials and hint.get("special_values", True) and n >= 4 and lo is None and hi is None:
+    if specials and hint.get("special_values", True) and n >= 4 and "min" not in hint and "max" not in hint:
         pool = special_values(etype)
         k = min(len(pool), max(1, n // 3))
         positions = rng.choice(n, size=k, replace=False)
@@ -67,7 +67,8 @@ def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int
             flat[p] = pool[c]
     with np.errstate(all="ignore"):
         if etypes.is_int(etype):
-            arr = np.array([int(x) for x in flat], dtype=np.int64).astype(dtype)
+            wide = np.uint64 if etypes.is_unsigned_int(etype) else np.int64
+            arr = np.array([int(x) for x in flat], dtype=wide).astype(dtype)
         else:
             arr = np.array(list(flat), dtype=np.complex128 if etypes.is_complex(etype)
                            else np.bool_ if etype == PrimitiveType.PRED else np.float64).astype(dtype)

@@ -6,6 +6,9 @@ Public ops
   preferred_element_type=None)`` — same contract as ``jax.lax.dot_general``.
   Calls the kernel does not cover fall back to XLA.
 
+  ``conv_general_dilated(lhs, rhs, window_strides, padding, ...)`` — same
+  contract as ``jax.lax.conv_general_dilated`` (1-D/2-D, implicit GEMM).
+
   ``explain(op, *args, **kwargs) -> KernelDecision`` — whether ``op`` with
   these arguments runs a kernel (``.uses_kernel``, ``.plan``) or why it falls
   back (``.reason``).  Arrays may be ``jax.ShapeDtypeStruct``.
@@ -31,7 +34,11 @@ harness in ``pallas_kernels.bench`` (``python -m pallas_kernels.bench dot``).
 """
 
 from pallas_kernels import toolkit
+from pallas_kernels.conv import conv_general_dilated
 from pallas_kernels.dot import dot_general
+from pallas_kernels.reduce_window import reduce_window, select_and_scatter_add
+from pallas_kernels.scatter import scatter
 from pallas_kernels.toolkit import KernelDecision, explain
 
-__all__ = ["KernelDecision", "dot_general", "explain", "toolkit"]
+__all__ = ["KernelDecision", "conv_general_dilated", "dot_general", "explain",
+           "reduce_window", "scatter", "select_and_scatter_add", "toolkit"]

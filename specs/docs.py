@@ -14,11 +14,11 @@ import numpy as np
 
 from backend import etypes
 from backend.shape import Shape, shape_from_pyval
-from specs.loader import OpSpec, load_all
+from specs.loader import OpSpec, load_all, parse_literal
 
 
 def _literal_text(value: Any) -> str:
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return "(" + ", ".join(_literal_text(v) for v in value) + ")"
     if isinstance(value, Shape):
         return str(value)
@@ -26,6 +26,16 @@ def _literal_text(value: Any) -> str:
     body = np.array2string(arr.astype(np.float64) if arr.dtype.kind == "V" or "float" in arr.dtype.name
                            and arr.dtype.itemsize < 2 else arr, separator=", ", threshold=64)
     return f"{shape_from_pyval(arr)} {body}"
+
+
+def _attr_text(value: Any) -> str:
+    """An example attribute: a literal where it is one (Constant's), else as written."""
+    if isinstance(value, dict):
+        try:
+            return _literal_text(parse_literal(value))
+        except ValueError:
+            pass
+    return repr(value)
 
 
 def _types_text(types: Sequence[etypes.PrimitiveType]) -> str:
@@ -62,9 +72,7 @@ def render_op(spec: OpSpec) -> str:
             lines += ["", ex.doc]
         lines += ["", "```"]
         lines += [f"{k} = {_literal_text(v)}" for k, v in ex.inputs.items()]
-        lines += [f"{k} = {v!r}" for k, v in ex.attrs.items() if not isinstance(v, dict)]
-        lines += [f"{k} = {_literal_text(__import__('specs').parse_literal(v))}" for k, v in ex.attrs.items()
-                  if isinstance(v, dict)]
+        lines += [f"{k} = {_attr_text(v)}" for k, v in ex.attrs.items()]
         lines += [f"{spec.name}(...) = {_literal_text(ex.expected)}", "```", ""]
     lines += ["## Errors", "", "| violates | inputs | attributes |", "|---|---|---|"]
     for er in spec.errors:

@@ -179,6 +179,8 @@ def parse_literal(node: Any) -> Any:
     else:
         arr = np.array(py, dtype=np.float64 if etypes.is_float(shape.element_type()) else None)
         arr = arr.astype(dtype)
+    if arr.size == 0 and shape.element_count() == 0:
+        arr = arr.reshape(shape.dimensions())  # a zero-size literal is written as []
     if arr.shape != shape.dimensions():
         raise ValueError(f"literal values have shape {list(arr.shape)}, the key says {shape}")
     return arr

@@ -25,7 +25,7 @@ def all_cases():
 
 
 def test_at_least_30_cases_per_op(all_cases):
-    few = {name: len(cases) for name, cases in all_cases.items() if ALL[name].executable and ALL[name].operand_args and len(cases) < 30}
+    few = {name: len(cases) for name, cases in all_cases.items() if ALL[name].executable and len(cases) < 30}
     assert not few, f"ops with fewer than 30 cases: {few}"
 
 
@@ -38,14 +38,31 @@ def test_generation_is_reproducible():
             assert np.asarray(x.inputs[k]).tobytes() == np.asarray(y.inputs[k]).tobytes(), x.id
 
 
-@pytest.mark.parametrize("backend_name", ["reference", "jax"])
-def test_every_case_passes(backend_name, all_cases):
+def _failures(backend_name, all_cases, keep):
     backend = get_backend(backend_name)
     failures = []
     for cases in all_cases.values():
-        for r in run_cases(cases, backend):
+        for r in run_cases([c for i, c in enumerate(cases) if keep(i, c)], backend):
             if r.status == FAILED:
                 failures.append(f"{r.case.id}: {r.message}")
+    return failures
+
+
+def test_every_case_passes_on_reference(all_cases):
+    failures = _failures("reference", all_cases, lambda i, c: True)
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} failures)"
+
+
+def test_cases_pass_on_jax(all_cases):
+    # Every golden and error case, and every third generated case (each one compiles; the whole
+    # suite on jax is the README's main command and the slow test below).
+    failures = _failures("jax", all_cases, lambda i, c: c.kind != "generated" or i % 3 == 0)
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} failures)"
+
+
+@pytest.mark.slow
+def test_every_case_passes_on_jax(all_cases):
+    failures = _failures("jax", all_cases, lambda i, c: True)
     assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} failures)"
 
 

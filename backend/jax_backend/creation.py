@@ -26,3 +26,24 @@ def constant(ctx: Any) -> Any:
 @lowering("BroadcastInDim")
 def broadcast_in_dim(ctx: Any, operand: Any) -> Any:
     return lax.broadcast_in_dim(operand, tuple(ctx.attr("out_dim_size")), tuple(ctx.attr("broadcast_dimensions")))
+
+
+@lowering("Iota")
+def iota(ctx: Any) -> Any:
+    shape = ctx.attr("shape")
+    return lax.broadcasted_iota(shape.numpy_dtype(), shape.dimensions(), ctx.attr("iota_dimension"))
+
+
+@lowering("Tuple")
+def tuple_(ctx: Any, elements: list[Any]) -> Any:
+    return tuple(elements)
+
+
+@lowering("GetTupleElement")
+def get_tuple_element(ctx: Any, tuple_data: Any) -> Any:
+    return tuple_data[ctx.attr("index")]
+
+
+@lowering("Broadcast")
+def broadcast(ctx: Any, operand: Any) -> Any:
+    return lax.broadcast(operand, tuple(ctx.attr("broadcast_sizes")))

@@ -36,8 +36,9 @@ def _leaf_shapes(shape: Shape) -> list[Shape]:
 class JaxBackend:
     name = "jax"
 
-    def __init__(self, table: Registry = LOWERINGS, device: Any = None) -> None:
-        self._walker = GraphWalker(self.name, table)
+    def __init__(self, table: Registry = LOWERINGS, device: Any = None, name: str = "jax") -> None:
+        self.name = name
+        self._walker = GraphWalker(name, table)
         self._table = table
         self._device = device
         self._cache: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()

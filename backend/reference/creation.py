@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
-from backend.reference import evaluator
+from backend import etypes
+from backend.reference import evaluator, implementation_defined
+from backend.reference.conversion import convert_array
 
 
 @evaluator("Parameter")
@@ -26,3 +29,41 @@ def broadcast_in_dim(ctx: Any, operand: np.ndarray) -> np.ndarray:
     for i, d in enumerate(ctx.attr("broadcast_dimensions")):
         placed[d] = operand.shape[i]
     return np.broadcast_to(operand.reshape(placed), out).copy()
+
+
+def _indices(ctx: Any) -> np.ndarray:
+    """Iota's index along ``iota_dimension`` of every element (int64)."""
+    shape = ctx.attr("shape")
+    dims, dim = shape.dimensions(), ctx.attr("iota_dimension")
+    placed = [1] * len(dims)
+    placed[dim] = dims[dim]
+    return np.broadcast_to(np.arange(dims[dim], dtype=np.int64).reshape(placed), dims)
+
+
+@evaluator("Iota")
+def iota(ctx: Any) -> np.ndarray:
+    return convert_array(_indices(ctx).copy(), ctx.attr("shape").element_type())
+
+
+@implementation_defined("Iota")
+def iota_masks(ctx: Any) -> dict[str, np.ndarray]:
+    et = ctx.attr("shape").element_type()
+    idx = _indices(ctx)
+    if not etypes.is_int(et):
+        return {"int_overflow": np.zeros(idx.shape, bool)}
+    return {"int_overflow": idx > int(ml_dtypes.iinfo(etypes.etype_to_dtype(et)).max)}
+
+
+@evaluator("Tuple")
+def tuple_(ctx: Any, elements: list[Any]) -> tuple[Any, ...]:
+    return tuple(elements)
+
+
+@evaluator("GetTupleElement")
+def get_tuple_element(ctx: Any, tuple_data: tuple[Any, ...]) -> Any:
+    return tuple_data[ctx.attr("index")]
+
+
+@evaluator("Broadcast")
+def broadcast(ctx: Any, operand: np.ndarray) -> np.ndarray:
+    return np.broadcast_to(operand, tuple(ctx.attr("broadcast_sizes")) + operand.shape).copy()

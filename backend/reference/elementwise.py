@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from backend import etypes
-from backend.reference import evaluator
 
 
 def in_wide_precision(fn: Callable[..., Any], ctx: Any, *xs: np.ndarray) -> np.ndarray:
@@ -36,15 +35,3 @@ def by_kind(ctx: Any, x: np.ndarray, fn: Callable[..., Any], *rest: np.ndarray) 
     if etypes.is_float(et) or etypes.is_complex(et):
         return in_wide_precision(fn, ctx, x, *rest)
     return exact(fn, ctx, x, *rest)
-
-
-@evaluator("Abs")
-def abs_(ctx: Any, operand: np.ndarray) -> np.ndarray:
-    return by_kind(ctx, operand, np.abs)
-
-
-@evaluator("Add")
-def add(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    if lhs.dtype == np.bool_:
-        return np.logical_or(lhs, rhs)
-    return by_kind(ctx, lhs, np.add, rhs)

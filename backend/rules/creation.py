@@ -1,7 +1,8 @@
-"""Shape rules of the creation ops: Parameter, Constant, Broadcast, BroadcastInDim."""
+"""Shape rules of the creation ops: Parameter, Constant, Iota, Tuple, GetTupleElement, Broadcast, BroadcastInDim."""
 
 from __future__ import annotations
 
+from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
 from backend.shape import Shape, shape_from_pyval
 
@@ -45,3 +46,42 @@ def broadcast_in_dim(ctx: OpContext) -> Shape:
             raise ctx.fail("C5", f"operand dimension {i} has size {size}, which must be 1 or out_dim_size[{d}] = "
                            f"{out[d]}", "operand")
     return Shape.array_shape(operand.element_type(), out)
+
+
+@shape_rule("Iota")
+def iota(ctx: OpContext) -> Shape:
+    shape = ctx.attr("shape")
+    if not shape.is_array() or shape.element_type() == PrimitiveType.PRED:
+        raise ctx.fail("C1", f"shape must be an array shape of a numeric type, got {shape}", "shape", shape=str(shape))
+    dim = ctx.attr("iota_dimension")
+    if not 0 <= dim < shape.rank():
+        raise ctx.fail("C2", f"iota_dimension {dim} is out of range for {shape} (rank {shape.rank()})",
+                       "iota_dimension", iota_dimension=dim, shape=str(shape))
+    return shape
+
+
+@shape_rule("Tuple")
+def tuple_(ctx: OpContext) -> Shape:
+    return Shape.tuple_shape(ctx.shape("elements"))
+
+
+@shape_rule("GetTupleElement")
+def get_tuple_element(ctx: OpContext) -> Shape:
+    data = ctx.shape("tuple_data")
+    if not data.is_tuple():
+        raise ctx.fail("C1", f"tuple_data must have a tuple shape, got {data}", "tuple_data", tuple_data=str(data))
+    index, count = ctx.attr("index"), len(data.tuple_shapes())
+    if not 0 <= index < count:
+        raise ctx.fail("C2", f"index {index} is out of range for a tuple of {count} elements {data}", "index",
+                       index=index, tuple_data=str(data))
+    return data.tuple_shapes()[index]
+
+
+@shape_rule("Broadcast")
+def broadcast(ctx: OpContext) -> Shape:
+    operand = ctx.shape("operand")
+    sizes = ctx.attr("broadcast_sizes")
+    if any(d < 0 for d in sizes):
+        raise ctx.fail("C1", f"broadcast_sizes must be >= 0, got {list(sizes)}", "broadcast_sizes",
+                       broadcast_sizes=list(sizes))
+    return Shape.array_shape(operand.element_type(), tuple(sizes) + operand.dimensions())

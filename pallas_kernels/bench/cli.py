@@ -9,11 +9,17 @@ from pathlib import Path
 
 import jax
 
-from pallas_kernels.bench import dot_suite  # noqa: F401  (registers "dot")
+from pallas_kernels.bench import (  # noqa: F401  (registers suites)
+    conv_suite,
+    dot_suite,
+    reduce_window_suite,
+    scatter_suite,
+)
 from pallas_kernels.bench.harness import (
     SuiteOptions,
     default_json_path,
     format_table,
+    get_extra_table,
     get_suite,
     has_accelerator,
     run_case,
@@ -62,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_table(results[-1:]).splitlines()[-1], flush=True)
     print()
     print(format_table(results))
+    extra = get_extra_table(args.suite)
+    if extra is not None and results:
+        print()
+        print(extra(results))
     path = args.json or default_json_path(args.suite)
     write_json(path, args.suite, results, options, args.warmup, args.repeats)
     print(f"\nwrote {path}")

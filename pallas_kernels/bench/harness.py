@@ -67,12 +67,24 @@ class BenchResult:
 
 
 Suite = Callable[[SuiteOptions], Sequence[BenchCase]]
+ExtraTable = Callable[[Sequence["BenchResult"]], str]
 _suites: dict[str, Suite] = {}
+_extra_tables: dict[str, ExtraTable] = {}
 
 
-def register_suite(name: str, suite: Suite) -> None:
-    """Make ``python -m pallas_kernels.bench <name>`` run ``suite``."""
+def register_suite(name: str, suite: Suite, extra_table: ExtraTable | None = None) -> None:
+    """Make ``python -m pallas_kernels.bench <name>`` run ``suite``.
+
+    ``extra_table``, if given, formats a suite-specific table printed after the standard one
+    (e.g. achieved bandwidth for memory-bound ops).
+    """
     _suites[name] = suite
+    if extra_table is not None:
+        _extra_tables[name] = extra_table
+
+
+def get_extra_table(name: str) -> ExtraTable | None:
+    return _extra_tables.get(name)
 
 
 def suite_names() -> list[str]:

@@ -99,4 +99,4 @@ def test_explain_reports_the_kernel_plan():
 
 def test_explain_unknown_op():
     with pytest.raises(ValueError, match="no Pallas kernel named"):
-        explain("conv_general_dilated")
+        explain("no_such_op")

@@ -1,0 +1,29 @@
+"""jax lowerings of the conversion ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jax import lax
+
+from backend import etypes
+from backend.jax_backend import lowering
+
+
+@lowering("ConvertElementType")
+def convert_element_type(ctx: Any, operand: Any) -> Any:
+    dtype = etypes.etype_to_dtype(ctx.attr("new_element_type"))
+    if etypes.is_complex(etypes.dtype_to_etype(operand.dtype)) and not etypes.is_complex(ctx.attr("new_element_type")):
+        operand = lax.real(operand)  # as XlaBuilder does: complex -> real keeps the real part
+    return lax.convert_element_type(operand, dtype)
+
+
+@lowering("BitcastConvertType")
+def bitcast_convert_type(ctx: Any, operand: Any) -> Any:
+    return lax.bitcast_convert_type(operand, etypes.etype_to_dtype(ctx.attr("new_element_type")))
+
+
+@lowering("ReducePrecision")
+def reduce_precision(ctx: Any, operand: Any) -> Any:
+    return lax.reduce_precision(operand, exponent_bits=ctx.attr("exponent_bits"),
+                                mantissa_bits=ctx.attr("mantissa_bits"))

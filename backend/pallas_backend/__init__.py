@@ -1,0 +1,38 @@
+"""The ``pallas`` backend: the jax backend with the Pallas kernels swapped in.
+
+Kernel lowerings live in family modules of this package and register with
+``@pallas_lowering("Op")``; every other op uses the jax lowering. A kernel lowering calls the
+``pallas_kernels`` function, which runs the kernel or falls back to ``jax.lax`` with a logged
+reason (``pallas_kernels.explain`` gives the same decision without running anything).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.registry import Registry
+
+PALLAS_LOWERINGS = Registry("pallas lowering", __name__)
+pallas_lowering = PALLAS_LOWERINGS.register
+
+
+class OverlayTable:
+    """A lowering table that prefers ``top`` and falls back to ``base``."""
+
+    def __init__(self, top: Registry, base: Registry) -> None:
+        self.top = top
+        self.base = base
+
+    def get(self, name: str) -> Any:
+        return self.top.get(name) or self.base.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.top or name in self.base
+
+
+def PallasBackend() -> Any:  # noqa: N802 (a factory standing in for the class)
+    """The ``pallas`` backend (on the CPU its kernels run in Pallas interpret mode)."""
+    from backend.jax_backend import LOWERINGS
+    from backend.jax_backend.executor import JaxBackend
+
+    return JaxBackend(table=OverlayTable(PALLAS_LOWERINGS, LOWERINGS), name="pallas")  # type: ignore[arg-type]

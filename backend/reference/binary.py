@@ -1,0 +1,423 @@
+"""Reference evaluators of the element-wise binary ops.
+
+Add, Sub, Mul, Div, Rem, Max, Min, Pow, Atan2, Complex, And, Or, Xor, ShiftLeft,
+ShiftRightArithmetic and ShiftRightLogical. The operands arrive already broadcast to the
+result shape (the builder inserts the broadcast).
+
+Floating-point results are computed in float64 / complex128 and rounded once to the result
+type. Integer arithmetic works on two's-complement bit patterns held in uint64 (so every width,
+s4 and u64 included, wraps the same way); the points the documents leave open follow XLA's
+observed behaviour and have masks registered with ``@implementation_defined``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from backend import etypes
+from backend.reference import evaluator, implementation_defined
+from backend.reference.elementwise import in_wide_precision
+
+Masks = dict[str, np.ndarray]
+
+#: XLA's integer Pow looks at the low 6 bits of a non-negative exponent only.
+POW_EXPONENT_BITS = 6
+
+
+# -- element-type helpers ---------------------------------------------------------------------
+def _etype(x: np.ndarray) -> etypes.PrimitiveType:
+    return etypes.dtype_to_etype(x.dtype)
+
+
+def _is_int(x: np.ndarray) -> bool:
+    return etypes.is_int(_etype(x))
+
+
+def _is_signed(x: np.ndarray) -> bool:
+    return etypes.is_signed_int(_etype(x))
+
+
+def _is_inexact(x: np.ndarray) -> bool:
+    et = _etype(x)
+    return etypes.is_float(et) or etypes.is_complex(et)
+
+
+def _bits(x: np.ndarray) -> int:
+    return etypes.bit_width(_etype(x))
+
+
+def _int_range(x: np.ndarray) -> tuple[int, int]:
+    info = ml_dtypes.iinfo(x.dtype)
+    return int(info.min), int(info.max)
+
+
+# -- two's-complement bit patterns --------------------------------------------------------------
+def _mask(bits: int) -> np.uint64:
+    return np.uint64((1 << bits) - 1)
+
+
+def _to_bits(x: np.ndarray) -> np.ndarray:
+    """The element bit patterns, zero-extended into uint64."""
+    wide = x.astype(np.uint64) if x.dtype == np.uint64 else x.astype(np.int64).astype(np.uint64)
+    return wide & _mask(_bits(x))
+
+
+def _signed_value(pattern: np.ndarray, bits: int) -> np.ndarray:
+    """Read ``bits``-wide patterns as two's-complement signed values (int64)."""
+    value = pattern.astype(np.int64)
+    if bits < 64:
+        value = np.where(pattern >= np.uint64(1 << (bits - 1)), value - np.int64(1 << bits), value)
+    return value
+
+
+def _from_bits(pattern: np.ndarray, ctx: Any) -> np.ndarray:
+    """uint64 patterns (any high bits ignored) as the result type."""
+    dtype = ctx.shape.numpy_dtype()
+    bits = etypes.bit_width(ctx.shape.element_type())
+    pattern = pattern & _mask(bits)
+    if etypes.is_signed_int(ctx.shape.element_type()):
+        return _signed_value(pattern, bits).astype(dtype)
+    return pattern.astype(dtype)
+
+
+def _wrapping(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], ctx: Any, lhs: np.ndarray,
+              rhs: np.ndarray) -> np.ndarray:
+    """An integer ring operation (+, -, *, &, |, ^) modulo 2**bits."""
+    with np.errstate(all="ignore"):
+        return _from_bits(fn(_to_bits(lhs), _to_bits(rhs)), ctx)
+
+
+def _wide_ints(x: np.ndarray) -> np.ndarray:
+    """Integer values in int64 (uint64 for u64)."""
+    return x.astype(np.uint64 if x.dtype == np.uint64 else np.int64)
+
+
+def _exact_ints(x: np.ndarray) -> np.ndarray:
+    """Integer values as Python ints (object array), for exact range checks."""
+    return _wide_ints(x).astype(object)
+
+
+def _subnormal(x: np.ndarray) -> np.ndarray:
+    """Nonzero elements smaller in magnitude than the type's smallest normal number."""
+    et = _etype(x)
+    if etypes.is_complex(et):
+        return _subnormal(x.real) | _subnormal(x.imag)
+    if not etypes.is_float(et):
+        return np.zeros(x.shape, bool)
+    magnitude = np.abs(x.astype(np.float64))
+    return (magnitude != 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
+
+
+def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+                     masks: Masks | None = None) -> Masks:
+    """``masks`` plus, for floating-point operands, where an operand or the result is subnormal."""
+    masks = dict(masks or {})
+    if _is_inexact(lhs):
+        masks["subnormals"] = _subnormal(ev(ctx, lhs, rhs)) | _subnormal(lhs) | _subnormal(rhs)
+    return masks
+
+
+def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+                      zero: np.ndarray) -> Masks:
+    """For complex operands: where an operand or the result has an infinite or NaN part, or ``zero`` is 0."""
+    if not etypes.is_complex(_etype(lhs)):
+        return {}
+    with np.errstate(all="ignore"):
+        mask = ~np.isfinite(lhs) | ~np.isfinite(rhs) | ~np.isfinite(ev(ctx, lhs, rhs)) | (zero == 0)
+    return {"complex_special_values": mask}
+
+
+def _signed_overflow(fn: Callable[[Any, Any], Any], lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    if not _is_signed(lhs):
+        return {}
+    lo, hi = _int_range(lhs)
+    exact = np.asarray(fn(_exact_ints(lhs), _exact_ints(rhs)), dtype=object)
+    return {"signed_overflow": ((exact < lo) | (exact > hi)).astype(bool)}
+
+
+def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
+    """Floats/complex widened and rounded once; integers wrap."""
+    if _is_inexact(lhs):
+        return in_wide_precision(fn, ctx, lhs, rhs)
+    return _wrapping(fn, ctx, lhs, rhs)
+
+
+# -- Add, Sub, Mul ------------------------------------------------------------------------------
+@evaluator("Add")
+def add(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if lhs.dtype == np.bool_:
+        return np.logical_or(lhs, rhs)
+    return _arithmetic(ctx, lhs, rhs, np.add)
+
+
+@evaluator("Sub")
+def sub(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _arithmetic(ctx, lhs, rhs, np.subtract)
+
+
+@evaluator("Mul")
+def mul(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _arithmetic(ctx, lhs, rhs, np.multiply)
+
+
+@implementation_defined("Add")
+def add_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _with_subnormals(ctx, add, lhs, rhs, _signed_overflow(np.add, lhs, rhs) if lhs.dtype != np.bool_ else {})
+
+
+@implementation_defined("Sub")
+def sub_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _with_subnormals(ctx, sub, lhs, rhs, _signed_overflow(np.subtract, lhs, rhs))
+
+
+@implementation_defined("Mul")
+def mul_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    masks = {**_signed_overflow(np.multiply, lhs, rhs), **_complex_specials(ctx, mul, lhs, rhs, np.ones(1))}
+    return _with_subnormals(ctx, mul, lhs, rhs, masks)
+
+
+# -- Div, Rem -----------------------------------------------------------------------------------
+def _division_cases(lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    """Where an integer divisor is zero, and where a signed INT_MIN is divided by -1."""
+    if not _is_int(lhs):
+        return {}
+    bits = _bits(lhs)
+    overflow = (_to_bits(lhs) == np.uint64(1 << (bits - 1))) & (_to_bits(rhs) == _mask(bits)) & _is_signed(lhs)
+    return {"division_by_zero": _to_bits(rhs) == 0, "int_min_over_minus_one": overflow}
+
+
+def _safe_int_operands(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(dividend, divisor, zero mask) in a 64-bit type; zero and INT_MIN/-1 divisors replaced by 1."""
+    cases = _division_cases(lhs, rhs)
+    a, b = _wide_ints(lhs), _wide_ints(rhs)
+    divisor = np.where(cases["division_by_zero"] | cases["int_min_over_minus_one"], b.dtype.type(1), b)
+    return a, divisor, cases["division_by_zero"]
+
+
+def _int_divide(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Quotient rounded toward zero; x / 0 has every bit set; INT_MIN / -1 = INT_MIN."""
+    a, d, zero = _safe_int_operands(lhs, rhs)
+    quotient = (a - np.fmod(a, d)) // d  # a - fmod(a, d) is an exact multiple of d: no floor rounding
+    all_ones = _from_bits(np.full(a.shape, _mask(64)), ctx)
+    return np.where(zero, all_ones, quotient.astype(ctx.shape.numpy_dtype()))
+
+
+def _int_remainder(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Remainder with the dividend's sign (C %); x % 0 = x; INT_MIN % -1 = 0."""
+    a, d, zero = _safe_int_operands(lhs, rhs)
+    return np.where(zero, a, np.fmod(a, d)).astype(ctx.shape.numpy_dtype())
+
+
+@evaluator("Div")
+def div(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if _is_int(lhs):
+        return _int_divide(ctx, lhs, rhs)
+    return in_wide_precision(np.divide, ctx, lhs, rhs)
+
+
+@evaluator("Rem")
+def rem(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if _is_int(lhs):
+        return _int_remainder(ctx, lhs, rhs)
+    return in_wide_precision(np.fmod, ctx, lhs, rhs)
+
+
+@implementation_defined("Div")
+def div_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    masks = {**_division_cases(lhs, rhs), **_complex_specials(ctx, div, lhs, rhs, rhs)}
+    return _with_subnormals(ctx, div, lhs, rhs, masks)
+
+
+@implementation_defined("Rem")
+def rem_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _with_subnormals(ctx, rem, lhs, rhs, _division_cases(lhs, rhs))
+
+
+# -- Max, Min -----------------------------------------------------------------------------------
+def _float_extremum(a: np.ndarray, b: np.ndarray, take_a: np.ndarray, zero_negative: np.ndarray) -> np.ndarray:
+    """``a`` where ``take_a`` else ``b``; NaN if either is NaN; a zero pair gives -0.0 where ``zero_negative``."""
+    out = np.where(take_a, a, b)
+    zeros = (a == 0) & (b == 0)
+    out = np.where(zeros, np.where(zero_negative, -0.0, 0.0), out)
+    return np.where(np.isnan(a) | np.isnan(b), np.nan, out)
+
+
+def _max_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _float_extremum(a, b, a > b, np.signbit(a) & np.signbit(b))
+
+
+def _min_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _float_extremum(a, b, a < b, np.signbit(a) | np.signbit(b))
+
+
+def _extremum(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
+              int_fn: Callable[..., np.ndarray]) -> np.ndarray:
+    if _is_inexact(lhs):
+        return in_wide_precision(float_fn, ctx, lhs, rhs)
+    if _is_int(lhs):
+        return int_fn(_wide_ints(lhs), _wide_ints(rhs)).astype(ctx.shape.numpy_dtype())
+    return int_fn(lhs, rhs)  # pred: max is OR, min is AND
+
+
+@evaluator("Max")
+def max_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _extremum(ctx, lhs, rhs, _max_f, np.maximum)
+
+
+@evaluator("Min")
+def min_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _extremum(ctx, lhs, rhs, _min_f, np.minimum)
+
+
+def _extremum_masks(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    if not etypes.is_float(_etype(lhs)):
+        return {}
+    a, b = lhs.astype(np.float64), rhs.astype(np.float64)
+    return _with_subnormals(ctx, ev, lhs, rhs, {
+        "nan": np.isnan(a) | np.isnan(b), "signed_zero": (a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))})
+
+
+@implementation_defined("Max")
+def max_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _extremum_masks(ctx, max_, lhs, rhs)
+
+
+@implementation_defined("Min")
+def min_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _extremum_masks(ctx, min_, lhs, rhs)
+
+
+# -- Pow ----------------------------------------------------------------------------------------
+def _exponent(rhs: np.ndarray) -> np.ndarray:
+    """The exponent as XLA reads it: its bit pattern as a signed value (unsigned types too)."""
+    return _signed_value(_to_bits(rhs), _bits(rhs))
+
+
+def _int_pow(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Square-and-multiply over the exponent's low 6 bits; for a negative exponent 1 / lhs**-rhs in
+    integers: 1 for base 1, +-1 for base -1 (by the exponent's parity), else 0."""
+    base, exponent = _to_bits(lhs), _exponent(rhs)
+    acc = np.ones(base.shape, np.uint64)
+    e = exponent.astype(np.uint64)
+    with np.errstate(all="ignore"):
+        for _ in range(POW_EXPONENT_BITS):
+            acc = np.where(e & np.uint64(1), acc * base, acc)
+            base = base * base
+            e = e >> np.uint64(1)
+    minus_one = _to_bits(lhs) == _mask(_bits(lhs))
+    one = np.ones(acc.shape, np.uint64)
+    negative = np.where(_to_bits(lhs) == 1, one,
+                        np.where(minus_one, np.where(exponent % 2 == 1, _mask(64), one), np.zeros_like(one)))
+    return _from_bits(np.where(exponent >= 0, acc, negative), ctx)
+
+
+@evaluator("Pow")
+def pow_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if _is_int(lhs):
+        return _int_pow(ctx, lhs, rhs)
+    return in_wide_precision(np.power, ctx, lhs, rhs)
+
+
+@implementation_defined("Pow")
+def pow_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    if not _is_int(lhs):
+        return _with_subnormals(ctx, pow_, lhs, rhs, _complex_specials(ctx, pow_, lhs, rhs, lhs))
+    exponent = _exponent(rhs)
+    large = exponent >= (1 << POW_EXPONENT_BITS)
+    masks = {"negative_exponent": exponent < 0, "large_exponent": large}
+    if _is_signed(lhs):
+        small = np.where((exponent < 0) | large, 0, exponent).astype(object)
+        lo, hi = _int_range(lhs)
+        exact = np.asarray(_exact_ints(lhs) ** small, dtype=object)
+        masks["signed_overflow"] = ((exact < lo) | (exact > hi)).astype(bool) & ~masks["negative_exponent"] & ~large
+    return masks
+
+
+# -- Atan2, Complex -----------------------------------------------------------------------------
+@evaluator("Atan2")
+def atan2(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return in_wide_precision(np.arctan2, ctx, lhs, rhs)
+
+
+@implementation_defined("Atan2")
+def atan2_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _with_subnormals(ctx, atan2, lhs, rhs)
+
+
+@evaluator("Complex")
+def complex_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    out = np.empty(lhs.shape, ctx.shape.numpy_dtype())
+    out.real, out.imag = lhs, rhs  # not lhs + 1j * rhs: 1j * inf would put a NaN in the real part
+    return out
+
+
+# -- And, Or, Xor -------------------------------------------------------------------------------
+def _bitwise(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., np.ndarray]) -> np.ndarray:
+    if lhs.dtype == np.bool_:
+        return fn(lhs, rhs)
+    return _wrapping(fn, ctx, lhs, rhs)
+
+
+@evaluator("And")
+def and_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _bitwise(ctx, lhs, rhs, np.bitwise_and)
+
+
+@evaluator("Or")
+def or_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _bitwise(ctx, lhs, rhs, np.bitwise_or)
+
+
+@evaluator("Xor")
+def xor(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _bitwise(ctx, lhs, rhs, np.bitwise_xor)
+
+
+# -- shifts -------------------------------------------------------------------------------------
+def _shift_operands(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lhs bit pattern, shift amount made safe, out-of-range mask); the amount is read as unsigned."""
+    amount = _to_bits(rhs)
+    out_of_range = amount >= np.uint64(_bits(lhs))
+    return _to_bits(lhs), np.where(out_of_range, np.uint64(0), amount), out_of_range
+
+
+@evaluator("ShiftLeft")
+def shift_left(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    x, amount, out_of_range = _shift_operands(lhs, rhs)
+    return _from_bits(np.where(out_of_range, np.uint64(0), x << amount), ctx)
+
+
+@evaluator("ShiftRightLogical")
+def shift_right_logical(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    x, amount, out_of_range = _shift_operands(lhs, rhs)
+    return _from_bits(np.where(out_of_range, np.uint64(0), x >> amount), ctx)
+
+
+@evaluator("ShiftRightArithmetic")
+def shift_right_arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Shifts in copies of the sign bit; unsigned operands are shifted as their bit patterns."""
+    x, amount, out_of_range = _shift_operands(lhs, rhs)
+    signed = _signed_value(x, _bits(lhs))
+    fill = np.where(signed < 0, np.int64(-1), np.int64(0))
+    return _from_bits(np.where(out_of_range, fill, signed >> amount.astype(np.int64)).astype(np.uint64), ctx)
+
+
+def _shift_masks(lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return {"shift_out_of_range": _shift_operands(lhs, rhs)[2]}
+
+
+@implementation_defined("ShiftLeft", "ShiftRightLogical")
+def shift_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    return _shift_masks(lhs, rhs)
+
+
+@implementation_defined("ShiftRightArithmetic")
+def shift_right_arithmetic_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+    masks = _shift_masks(lhs, rhs)
+    if not _is_signed(lhs):
+        masks["unsigned_operand"] = _to_bits(lhs) >= np.uint64(1 << (_bits(lhs) - 1))
+    return masks

@@ -1,0 +1,165 @@
+"""Reference evaluators of the comparison and selection ops: Compare and its named forms, Select, Clamp.
+
+Comparisons widen their operands (floats to f64, complex to c128, integers to 64 bits) and compare
+exactly. TOTALORDER comparisons compare integer keys built from each value's sign bit and
+magnitude bits: -NaN < -Inf < -finite < -0 < +0 < +finite < +Inf < +NaN, NaNs ordered by payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from backend import etypes
+from backend.api_types import ComparisonDirection, ComparisonType
+from backend.etypes import PrimitiveType
+from backend.reference import evaluator, implementation_defined
+from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
+
+D = ComparisonDirection
+_DIRECTION_FUNCTIONS: dict[ComparisonDirection, Callable[[Any, Any], Any]] = {
+    D.EQ: np.equal, D.NE: np.not_equal, D.GE: np.greater_equal, D.GT: np.greater, D.LE: np.less_equal,
+    D.LT: np.less,
+}
+#: Float types without a sign bit: their bit patterns order like unsigned integers.
+_UNSIGNED_FLOATS = (PrimitiveType.F8E8M0FNU,)
+#: Float types whose single NaN is the bit pattern of -0 (sign bit set, all other bits zero).
+FNUZ_TYPES = (PrimitiveType.F8E4M3FNUZ, PrimitiveType.F8E5M2FNUZ, PrimitiveType.F8E4M3B11FNUZ)
+
+
+def widen(x: np.ndarray) -> np.ndarray:
+    """A value-preserving wide copy: f64, c128, int64, uint64 or bool."""
+    et = etypes.dtype_to_etype(x.dtype)
+    if etypes.is_complex(et):
+        return x.astype(np.complex128)
+    if etypes.is_float(et):
+        return x.astype(np.float64)
+    if etypes.is_signed_int(et):
+        return x.astype(np.int64)
+    if etypes.is_unsigned_int(et):
+        return x.astype(np.uint64)
+    return x.astype(np.bool_)
+
+
+def total_order_key(x: np.ndarray) -> np.ndarray:
+    """int64 keys whose order is the total order of the float values in ``x``."""
+    et = etypes.dtype_to_etype(x.dtype)
+    n = etypes.bit_width(et)
+    bits = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64) & np.uint64((1 << n) - 1)
+    if et in _UNSIGNED_FLOATS:
+        return bits.astype(np.int64)
+    negative = (bits >> np.uint64(n - 1)) == 1
+    magnitude = (bits & np.uint64((1 << (n - 1)) - 1)).astype(np.int64)
+    key = np.where(negative, -magnitude - 1, magnitude)
+    if n < 64:
+        # NaNs go to the ends by their sign. IEEE NaNs are there already (largest exponent); this
+        # moves the FNUZ NaN, whose pattern is that of -0, below every other value.
+        nan = np.isnan(x.astype(np.float64))
+        key = key + np.where(nan, np.where(negative, -(1 << n), 1 << n), 0)
+    return key
+
+
+def compare_values(lhs: np.ndarray, rhs: np.ndarray, direction: ComparisonDirection,
+                   compare_type: ComparisonType | None) -> np.ndarray:
+    """The element-wise comparison ``lhs direction rhs`` (same-shape operands) as a bool array."""
+    ctype = effective_comparison_type(etypes.dtype_to_etype(lhs.dtype), compare_type)
+    keys = total_order_key if ctype == ComparisonType.TOTALORDER else widen
+    with np.errstate(invalid="ignore"):
+        return np.asarray(_DIRECTION_FUNCTIONS[direction](keys(lhs), keys(rhs)), dtype=np.bool_)
+
+
+def subnormal_mask(*xs: np.ndarray) -> np.ndarray:
+    """Where any of the (same-shape) operands is a subnormal floating-point value."""
+    out = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), np.bool_)
+    for x in xs:
+        if etypes.is_float(etypes.dtype_to_etype(x.dtype)):
+            magnitude = np.abs(x.astype(np.float64))
+            out |= (magnitude > 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
+    return out
+
+
+def comparison_masks(lhs: np.ndarray, rhs: np.ndarray,
+                     compare_type: ComparisonType | None) -> dict[str, np.ndarray]:
+    """The implementation-defined behaviours of a comparison: FNUZ NaNs in the total order,
+    subnormal operands of a FLOAT comparison."""
+    et = etypes.dtype_to_etype(lhs.dtype)
+    if not etypes.is_float(et):
+        return {}
+    if effective_comparison_type(et, compare_type) == ComparisonType.FLOAT:
+        return {"subnormal_as_zero": subnormal_mask(lhs, rhs)}
+    if et in FNUZ_TYPES:
+        return {"fnuz_nan_order": np.isnan(lhs.astype(np.float64)) | np.isnan(rhs.astype(np.float64))}
+    return {}
+
+
+@evaluator("Compare")
+def compare(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return compare_values(lhs, rhs, ctx.attr("direction"), ctx.attr("compare_type"))
+
+
+@implementation_defined("Compare")
+def compare_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
+    return comparison_masks(lhs, rhs, ctx.attr("compare_type"))
+
+
+def _register_named(op: str, direction: ComparisonDirection, compare_type: ComparisonType | None) -> None:
+    def named(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        return compare_values(lhs, rhs, direction, compare_type)
+
+    def masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
+        return comparison_masks(lhs, rhs, compare_type)
+
+    named.__name__ = named.__qualname__ = op
+    evaluator(op)(named)
+    implementation_defined(op)(masks)
+
+
+for _op, (_direction, _ctype) in NAMED_COMPARISONS.items():
+    _register_named(_op, _direction, _ctype)
+
+
+@evaluator("Select")
+def select(ctx: Any, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    return np.where(pred, on_true, on_false).astype(ctx.shape.numpy_dtype())
+
+
+def _float_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """max with NaN propagation and -0 < +0 (XLA's Max)."""
+    out = np.where((b > a) | ((b == a) & np.signbit(a)), b, a)
+    return np.where(np.isnan(a) | np.isnan(b), np.nan, out)
+
+
+def _float_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """min with NaN propagation and -0 < +0 (XLA's Min)."""
+    out = np.where((b < a) | ((b == a) & np.signbit(b)), b, a)
+    return np.where(np.isnan(a) | np.isnan(b), np.nan, out)
+
+
+@evaluator("Clamp")
+def clamp(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> np.ndarray:
+    lo, x, hi = widen(min_), widen(operand), widen(max_)
+    with np.errstate(invalid="ignore"):
+        if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
+            out = _float_min(_float_max(lo, x), hi)
+        else:
+            out = np.minimum(np.maximum(lo, x), hi)
+    return np.asarray(out).astype(ctx.shape.numpy_dtype())
+
+
+@implementation_defined("Clamp")
+def clamp_masks(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, np.ndarray]:
+    lo, x, hi = np.broadcast_arrays(widen(min_), widen(operand), widen(max_))
+    with np.errstate(invalid="ignore"):
+        masks = {"min_above_max": np.asarray(lo > hi)}
+    if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
+        values = (lo, x, hi)
+        zeros = [v == 0 for v in values]
+        negative_zero = np.any([z & np.signbit(v) for z, v in zip(zeros, values)], axis=0)
+        positive_zero = np.any([z & ~np.signbit(v) for z, v in zip(zeros, values)], axis=0)
+        masks["nan"] = np.any([np.isnan(v) for v in values], axis=0)
+        masks["signed_zero"] = negative_zero & positive_zero
+        masks["subnormal_as_zero"] = subnormal_mask(min_, operand, max_)
+    return masks

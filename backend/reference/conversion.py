@@ -1,0 +1,291 @@
+"""Reference evaluators of the conversion ops: ConvertElementType, BitcastConvertType, ReducePrecision.
+
+``convert_array`` is the one element-type conversion of the reference (Iota reuses it):
+floats are rounded once, to nearest even, from the exact source value; float -> integer
+truncates toward zero, saturates out-of-range values and maps NaN to 0 (XLA's behaviour);
+integer -> integer wraps (two's complement); complex -> real keeps the real part.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from backend import etypes
+from backend.etypes import PrimitiveType
+from backend.reference import evaluator, implementation_defined
+
+Array = np.ndarray
+
+_F32_TINY = 2.0 ** -126  # the smallest normal f32 (and bf16): XLA's CPU backend flushes values below it
+_PART = {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}
+# Source types whose values need more precision than f32 holds (XLA may round them through f32).
+_WIDER_THAN_F32 = (PrimitiveType.F64, PrimitiveType.C128, PrimitiveType.S32, PrimitiveType.U32,
+                   PrimitiveType.S64, PrimitiveType.U64)
+
+
+def _etype(x: Array) -> PrimitiveType:
+    return etypes.dtype_to_etype(x.dtype)
+
+
+def _is_inexact(et: PrimitiveType) -> bool:
+    return etypes.is_float(et) or etypes.is_complex(et)
+
+
+def _real(x: Array) -> Array:
+    """The value a real destination sees: the real part of complex, the value otherwise."""
+    return x.real if etypes.is_complex(_etype(x)) else x
+
+
+# -- rounding ----------------------------------------------------------------------------------
+def _int_round_to_odd(v: int) -> float:
+    """``v`` as f64, rounded to odd (exact below 2**53), so that one later rounding is correct."""
+    m = abs(v)
+    extra = m.bit_length() - 53
+    if extra <= 0:
+        return float(v)
+    t = m >> extra
+    if m & ((1 << extra) - 1):
+        t |= 1
+    return math.copysign(math.ldexp(t, extra), v)
+
+
+def _f64_to_f32_round_to_odd(x: Array) -> Array:
+    """f64 -> f32 rounded to odd: the f32 neighbour with an odd significand when inexact."""
+    with np.errstate(all="ignore"):
+        r = x.astype(np.float32)
+        inexact = (r.astype(np.float64) != x) & ~np.isnan(x)
+        even = (r.view(np.uint32) & np.uint32(1)) == 0
+        toward = np.where(x > r, np.float32(np.inf), np.float32(-np.inf))
+        return np.where(inexact & even, np.nextafter(r, toward), r)
+
+
+def _round_float(x: Array, dst: PrimitiveType) -> Array:
+    """A float64 array rounded once (to nearest even) to the float type ``dst``."""
+    dtype = etypes.etype_to_dtype(dst)
+    with np.errstate(all="ignore"):
+        if dst in (PrimitiveType.F64, PrimitiveType.F32):
+            return x.astype(dtype)
+        out = _f64_to_f32_round_to_odd(x).astype(dtype)
+    if dst == PrimitiveType.F4E2M1FN:  # no NaN encoding: XLA gives -0.0
+        out = np.where(np.isnan(x), np.array(-0.0, dtype), out)
+    return out
+
+
+def _to_f64(x: Array, dst: PrimitiveType) -> Array:
+    """Real values as float64 on their way to ``dst``: exact for floats; integers beyond 2**53
+    rounded to nearest even for f64 itself, else to odd (so that the next rounding is the only one)."""
+    et = _etype(x)
+    if et in (PrimitiveType.S64, PrimitiveType.U64) and dst != PrimitiveType.F64:
+        flat = [_int_round_to_odd(int(v)) for v in x.reshape(-1)]
+        return np.array(flat, np.float64).reshape(x.shape)
+    return x.astype(np.float64)
+
+
+def _float_to_int(x: Array, dst: PrimitiveType) -> Array:
+    """Truncate toward zero; NaN -> 0; out-of-range values saturate to the type's extremes."""
+    signed = etypes.is_signed_int(dst)
+    bits = etypes.bit_width(dst)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    limit = float(hi) + 1.0 if bits < 53 else math.ldexp(1.0, bits - signed)  # exclusive, exact
+    with np.errstate(all="ignore"):
+        t = np.trunc(x)
+    inter = np.uint64 if dst == PrimitiveType.U64 else np.int64
+    safe = np.where(np.isnan(t) | (t >= limit) | (t < lo), 0.0, t).astype(inter)
+    out = np.where(t >= limit, np.asarray(hi, inter), np.where(t < lo, np.asarray(lo, inter), safe))
+    return out.astype(etypes.etype_to_dtype(dst))
+
+
+def _int_to_int(x: Array, dst: PrimitiveType) -> Array:
+    """Two's-complement wrap-around (the low bits are kept)."""
+    bits = etypes.bit_width(dst)
+    if bits >= 8:
+        return x.astype(etypes.etype_to_dtype(dst))
+    low = x.astype(np.int64) & ((1 << bits) - 1)
+    if etypes.is_signed_int(dst):
+        low = np.where(low >= 1 << (bits - 1), low - (1 << bits), low)
+    return low.astype(etypes.etype_to_dtype(dst))
+
+
+def convert_array(x: Array, dst: PrimitiveType) -> Array:
+    """Element-wise conversion of ``x`` to ``dst`` with XLA's semantics (see the module doc)."""
+    src = _etype(x)
+    dtype = etypes.etype_to_dtype(dst)
+    if src == PrimitiveType.PRED:
+        x, src = x.astype(np.uint8), PrimitiveType.U8
+    if etypes.is_complex(dst):
+        if etypes.is_complex(src):
+            return x.astype(dtype)
+        return convert_array(x, _PART[dst]).astype(dtype)
+    x = _real(x)
+    src = _etype(x)
+    if dst == PrimitiveType.PRED:
+        return x != 0
+    if etypes.is_int(dst):
+        return _int_to_int(x, dst) if etypes.is_int(src) else _float_to_int(x.astype(np.float64), dst)
+    return _round_float(_to_f64(x, dst), dst)
+
+
+# -- ConvertElementType ------------------------------------------------------------------------
+@evaluator("ConvertElementType")
+def convert_element_type(ctx: Any, operand: Array) -> Array:
+    return convert_array(operand, ctx.attr("new_element_type"))
+
+
+def _tiny(x: Array) -> Array:
+    """Nonzero finite values (either part of complex ones) below the smallest normal f32."""
+    parts = (x.real, x.imag) if np.iscomplexobj(x) else (x,)
+    out = np.zeros(x.shape, bool)
+    for p in parts:
+        a = np.abs(p.astype(np.float64))
+        out |= (a > 0) & (a < _F32_TINY)
+    return out
+
+
+def _through_f32_differs(x: Array, dst: PrimitiveType, expected: Array) -> Array:
+    """Where rounding first to f32 (as XLA does for some pairs) changes the correctly rounded result."""
+    with np.errstate(all="ignore"):
+        twice = _real(x).astype(np.float32).astype(etypes.etype_to_dtype(dst)).astype(np.float64)
+    once = expected.astype(np.float64)
+    return ~((twice == once) | (np.isnan(twice) & np.isnan(once)))
+
+
+@implementation_defined("ConvertElementType")
+def convert_element_type_masks(ctx: Any, operand: Array) -> dict[str, Array]:
+    src, dst = _etype(operand), ctx.attr("new_element_type")
+    none = np.zeros(operand.shape, bool)
+    real = _real(operand)
+    masks = {"float_to_int": none, "complex_to_real": none, "subnormal_flush": none, "double_rounding": none,
+             "no_nan_encoding": none, "f4_max_to_int": none}
+    if _is_inexact(src) and etypes.is_int(dst):
+        with np.errstate(all="ignore"):
+            t = np.trunc(real.astype(np.float64))
+        masks["float_to_int"] = np.isnan(t) | (convert_array(operand, dst).astype(np.float64) != t)
+    if etypes.is_complex(src) and not etypes.is_complex(dst):
+        masks["complex_to_real"] = operand.imag != 0
+    if _is_inexact(src) or _is_inexact(dst):
+        result = convert_array(operand, dst)
+        masks["subnormal_flush"] = (_tiny(operand) if _is_inexact(src) else none) | \
+            (_tiny(result) if _is_inexact(dst) else none)
+    if src in _WIDER_THAN_F32 and etypes.is_float(dst) and etypes.bit_width(dst) < 32:
+        masks["double_rounding"] = _through_f32_differs(operand, dst, convert_array(operand, dst))
+    if dst == PrimitiveType.F4E2M1FN and _is_inexact(src):
+        wide = np.abs(real.astype(np.float64))
+        masks["no_nan_encoding"] = np.isnan(wide) | (wide > 6)
+    if src == PrimitiveType.F4E2M1FN and etypes.is_int(dst):
+        masks["f4_max_to_int"] = np.abs(operand.astype(np.float64)) == 6
+    return masks
+
+
+# -- BitcastConvertType ------------------------------------------------------------------------
+def _bit_patterns(x: Array) -> Array:
+    """Each element's bit pattern as uint64 (sub-byte types: the low bits of their byte)."""
+    width = etypes.bit_width(_etype(x))
+    if width >= 8:
+        return x.view(np.dtype(f"uint{width}")).astype(np.uint64)
+    return x.view(np.uint8).astype(np.uint64) & np.uint64((1 << width) - 1)
+
+
+def _from_patterns(bits: Array, dst: PrimitiveType) -> Array:
+    width = etypes.bit_width(dst)
+    container = np.dtype(f"uint{max(width, 8)}")
+    return bits.astype(container).view(etypes.etype_to_dtype(dst))
+
+
+def _bitcast_bytes(x: Array, dtype: np.dtype, in_bits: int, out_bits: int) -> Array:
+    """Byte-sized types: a NumPy view of the little-endian bytes (as XLA on CPU)."""
+    x = np.ascontiguousarray(x).reshape(x.shape)
+    if in_bits > out_bits:
+        return x.reshape(x.shape + (1,)).view(dtype)
+    if in_bits < out_bits:
+        return x.view(dtype).reshape(x.shape[:-1])
+    return x.view(dtype)
+
+
+def _bitcast_sub_byte(x: Array, dst: PrimitiveType, in_bits: int, out_bits: int) -> Array:
+    """Sub-byte types: split or join bit patterns, element 0 in the least significant bits."""
+    bits = _bit_patterns(x)
+    if in_bits > out_bits:
+        shifts = np.arange(0, in_bits, out_bits, dtype=np.uint64)
+        bits = (bits[..., None] >> shifts) & np.uint64((1 << out_bits) - 1)
+    elif in_bits < out_bits:
+        shifts = np.arange(0, out_bits, in_bits, dtype=np.uint64)
+        bits = np.bitwise_or.reduce(bits << shifts, axis=-1)
+    return _from_patterns(bits, dst)
+
+
+@evaluator("BitcastConvertType")
+def bitcast_convert_type(ctx: Any, operand: Array) -> Array:
+    dst = ctx.attr("new_element_type")
+    in_bits, out_bits = etypes.bit_width(_etype(operand)), etypes.bit_width(dst)
+    if in_bits % 8 == 0 and out_bits % 8 == 0:
+        return _bitcast_bytes(operand, etypes.etype_to_dtype(dst), in_bits, out_bits)
+    return _bitcast_sub_byte(operand, dst, in_bits, out_bits)
+
+
+# -- ReducePrecision ---------------------------------------------------------------------------
+#: Types XLA reduces on their own bit pattern: (exponent bits, mantissa bits).
+_NATIVE = {PrimitiveType.F16: (5, 10), PrimitiveType.BF16: (8, 7), PrimitiveType.F32: (8, 23),
+           PrimitiveType.F64: (11, 52)}
+
+
+def _compute_type(et: PrimitiveType) -> PrimitiveType:
+    """8- and 4-bit floats are reduced in f16 (f32 for f8e8m0fnu, beyond f16's range), then converted back."""
+    if et in _NATIVE:
+        return et
+    return PrimitiveType.F32 if et == PrimitiveType.F8E8M0FNU else PrimitiveType.F16
+
+
+def _reduce_bits(x: Array, exponent_bits: int, mantissa_bits: int) -> tuple[Array, Array, Array]:
+    """XLA's bit-level reduce-precision on an f16/bf16/f32/f64 array.
+
+    Also returns the masks of nonzero non-NaN elements sent to infinity / to zero by the
+    exponent range (XLA flushes the reduced format's subnormals to zero).
+    """
+    src_e, src_m = _NATIVE[_etype(x)]
+    nbits = 1 + src_e + src_m
+    u = np.dtype(f"uint{nbits}").type
+    bits = x.view(u).copy()
+    if mantissa_bits < src_m:
+        shift = src_m - mantissa_bits
+        last = 1 << shift
+        bias = u((last >> 1) - 1) + ((bits >> u(shift)) & u(1))
+        bits = (bits + bias) & u(((1 << nbits) - 1) ^ (last - 1))
+    over = under = np.zeros(x.shape, bool)
+    if exponent_bits < src_e:
+        exp_mask = u(((1 << src_e) - 1) << src_m)
+        sign = bits & u(1 << (nbits - 1))
+        src_bias, red_bias = (1 << (src_e - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exp_mask
+        over = exponent > u((src_bias + red_bias) << src_m)
+        under = exponent <= u((src_bias - red_bias) << src_m)
+        bits = np.where(over, sign | exp_mask, np.where(under, sign, bits))
+    out = bits.view(x.dtype)
+    nan = np.isnan(x.astype(np.float32))
+    keep = ~nan & (x != 0)
+    return np.where(nan, x, out), over & keep, under & keep
+
+
+@evaluator("ReducePrecision")
+def reduce_precision(ctx: Any, operand: Array) -> Array:
+    wide = etypes.etype_to_dtype(_compute_type(_etype(operand)))
+    with np.errstate(all="ignore"):
+        out, _, _ = _reduce_bits(operand.astype(wide), ctx.attr("exponent_bits"), ctx.attr("mantissa_bits"))
+        return out.astype(operand.dtype)
+
+
+@implementation_defined("ReducePrecision")
+def reduce_precision_masks(ctx: Any, operand: Array) -> dict[str, Array]:
+    et = _etype(operand)
+    wide = etypes.etype_to_dtype(_compute_type(et))
+    with np.errstate(all="ignore"):
+        _, over, under = _reduce_bits(operand.astype(wide), ctx.attr("exponent_bits"), ctx.attr("mantissa_bits"))
+        value = operand.astype(np.float64)
+    native_subnormal = (value != 0) & (np.abs(value) < float(ml_dtypes.finfo(wide).tiny))
+    narrow = et not in _NATIVE
+    return {"nan_payload": np.isnan(value),
+            "flush_to_zero": under | (native_subnormal & ~narrow),
+            "narrow_float_types": (over | under) & narrow}

@@ -1,0 +1,288 @@
+"""Reference evaluators of the one-operand element-wise ops.
+
+Floating-point and complex functions are evaluated in float64 / complex128 and rounded once
+to the result type (``in_wide_precision``); integer ops work on the two's-complement bit
+pattern of each element, so that every integer width (s1 to s64, u1 to u64) wraps alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from backend import etypes
+from backend.reference import evaluator, implementation_defined
+from backend.reference.elementwise import by_kind, in_wide_precision
+
+Array = np.ndarray
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _kind(x: Array) -> etypes.PrimitiveType:
+    return etypes.dtype_to_etype(x.dtype)
+
+
+def _is_complex(x: Array) -> bool:
+    return etypes.is_complex(_kind(x))
+
+
+def _bits(x: Array) -> tuple[Array, int]:
+    """The two's-complement bit pattern of each integer element (as uint64) and the bit width."""
+    width = etypes.bit_width(_kind(x))
+    mask = np.uint64((1 << width) - 1)
+    return x.astype(np.int64).astype(np.uint64) & mask, width
+
+
+def _from_bits(bits: Array, ctx: Any) -> Array:
+    """Integer bit patterns back to the result type (the cast keeps the low bits: it wraps)."""
+    return np.asarray(bits, dtype=np.uint64).astype(ctx.shape.numpy_dtype())
+
+
+def _negated_bits(x: Array) -> Array:
+    bits, width = _bits(x)
+    return (~bits + np.uint64(1)) & np.uint64((1 << width) - 1)
+
+
+def _highest_set_bit(bits: Array, width: int) -> Array:
+    """1 + the index of the highest set bit (0 where no bit is set)."""
+    out = np.zeros(bits.shape, np.uint64)
+    for k in range(width):
+        out = np.where((bits >> np.uint64(k)) & np.uint64(1), np.uint64(k + 1), out)
+    return out
+
+
+def _wide_evaluator(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Array]:
+    """An evaluator applying ``fn`` in wide precision (f64 / c128), rounded once."""
+    def ev(ctx: Any, operand: Array) -> Array:
+        return in_wide_precision(fn, ctx, operand)
+    return ev
+
+
+def _real_or_complex(real: Callable[[Array], Array],
+                     complex_: Callable[[Array], Array]) -> Callable[[Array], Array]:
+    """A wide-precision function that uses ``complex_`` for complex arrays."""
+    def fn(x: Array) -> Array:
+        return complex_(x) if np.iscomplexobj(x) else real(x)
+    return fn
+
+
+# -- transcendental functions in f64 / c128 ------------------------------------------------------
+def _cbrt_complex(z: Array) -> Array:
+    """The principal cube root exp(log(z) / 3), 0 at 0."""
+    return np.where(z == 0, z, np.exp(np.log(np.where(z == 0, 1, z)) / 3))
+
+
+def _expm1_complex(z: Array) -> Array:
+    """e^z - 1 without cancellation near 0: expm1(x)cos(y) - 2 sin^2(y/2) + i e^x sin(y)."""
+    x, y = z.real, z.imag
+    re = np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2
+    im = np.where(y == 0, y, np.exp(x) * np.sin(y))
+    return re + 1j * im
+
+
+def _log1p_complex(z: Array) -> Array:
+    """ln(1 + z) without cancellation near 0: 0.5 log1p(2x + x^2 + y^2) + i atan2(y, 1 + x)."""
+    x, y = z.real, z.imag
+    big = np.maximum(np.abs(x), np.abs(y)) > 1e150
+    re = np.where(big, np.log(np.abs(z + 1)), 0.5 * np.log1p(x * (2 + x) + y * y))
+    return re + 1j * np.arctan2(y, 1 + x)
+
+
+def _erf(x: Array) -> Array:
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
+def _logistic(x: Array) -> Array:
+    return 1 / (1 + np.exp(-x))
+
+
+def _rsqrt(x: Array) -> Array:
+    return 1 / np.sqrt(x)
+
+
+def _sqrt_complex(z: Array) -> Array:
+    """The principal square root; a zero imaginary part counts as +0 (XLA's branch cut)."""
+    return np.sqrt(z.real + 1j * (z.imag + 0.0))
+
+
+_TRANSCENDENTAL: dict[str, Callable[[Array], Array]] = {
+    "Cbrt": _real_or_complex(np.cbrt, _cbrt_complex),
+    "Cos": np.cos,
+    "Cosh": np.cosh,
+    "Erf": _erf,
+    "Exp": np.exp,
+    "Expm1": _real_or_complex(np.expm1, _expm1_complex),
+    "Log": np.log,
+    "Log1p": _real_or_complex(np.log1p, _log1p_complex),
+    "Logistic": _logistic,
+    "Rsqrt": _rsqrt,
+    "Sin": np.sin,
+    "Sqrt": _real_or_complex(np.sqrt, _sqrt_complex),
+    "Tan": np.tan,
+    "Tanh": np.tanh,
+}
+
+
+# -- rounding ----------------------------------------------------------------------------------
+def _round_half_away(x: Array) -> Array:
+    """Nearest integer, ties away from zero; the sign of zero is kept."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+_FLOAT_ONLY: dict[str, Callable[[Array], Array]] = {
+    "Ceil": np.ceil,
+    "Floor": np.floor,
+    "Round": _round_half_away,
+    "RoundNearestAfz": _round_half_away,
+    "RoundNearestEven": np.rint,
+}
+
+for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
+    evaluator(_name)(_wide_evaluator(_fn))
+
+
+# -- implementation-defined behaviour of the float ops ---------------------------------------------
+def _subnormal(x: Array) -> Array:
+    """Elements that are (or have a part that is) subnormal in their own type."""
+    if _is_complex(x):
+        return _subnormal(x.real) | _subnormal(x.imag)
+    if not etypes.is_float(_kind(x)):
+        return np.zeros(x.shape, bool)
+    magnitude = np.abs(x.astype(np.float64))
+    return (magnitude != 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
+
+
+def _no_infinity_overflow(x: Array) -> Array:
+    """Where e^-x overflows an element type that has no infinity."""
+    info = ml_dtypes.finfo(x.dtype)
+    if np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
+        return np.zeros(x.shape, bool)
+    return -x.astype(np.float64) > np.log(float(info.max))
+
+
+def _negative_real_axis(z: Array) -> Array:
+    return (z.real < 0) & (z.imag == 0) if np.iscomplexobj(z) else np.zeros(z.shape, bool)
+
+
+_EXTRA_MASKS: dict[str, dict[str, Callable[[Array], Array]]] = {
+    "Logistic": {"no_infinity_overflow": _no_infinity_overflow},
+    "Sqrt": {"branch_cut_sign": _negative_real_axis},
+}
+
+
+def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
+    """Subnormal flushing (inputs or exact results), non-finite complex inputs, and the op's own ids."""
+    def masks(ctx: Any, operand: Array) -> dict[str, Array]:
+        exact_result = in_wide_precision(fn, ctx, operand)
+        out = {"subnormal_flush": _subnormal(operand) | _subnormal(exact_result)}
+        if _is_complex(operand):
+            out["complex_non_finite"] = ~np.isfinite(operand)
+        out.update({key: mask(operand) for key, mask in _EXTRA_MASKS.get(name, {}).items()})
+        return out
+    return masks
+
+
+for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
+    implementation_defined(_name)(_float_masks(_name, _fn))
+
+
+# -- sign, negation, absolute value --------------------------------------------------------------
+def _float_sign(x: Array) -> Array:
+    """-1, +1, NaN for NaN, and the zero itself (its sign kept) for +-0."""
+    if np.iscomplexobj(x):
+        mod = np.abs(x)
+        safe = np.where(mod == 0, 1, mod)
+        return np.where(mod == 0, x, x.real / safe + 1j * (x.imag / safe))
+    return np.where(x == 0, x, np.sign(x))
+
+
+@evaluator("Sign")
+def sign(ctx: Any, operand: Array) -> Array:
+    if etypes.is_int(_kind(operand)):
+        return np.sign(operand.astype(np.int64)).astype(ctx.shape.numpy_dtype())
+    return in_wide_precision(_float_sign, ctx, operand)
+
+
+implementation_defined("Sign")(_float_masks("Sign", _float_sign))
+
+
+@evaluator("Neg")
+def neg(ctx: Any, operand: Array) -> Array:
+    if etypes.is_int(_kind(operand)):
+        return _from_bits(_negated_bits(operand), ctx)
+    return in_wide_precision(np.negative, ctx, operand)
+
+
+@evaluator("Abs")
+def abs_(ctx: Any, operand: Array) -> Array:
+    if etypes.is_int(_kind(operand)):
+        bits, _ = _bits(operand)
+        return _from_bits(np.where(operand.astype(np.int64) < 0, _negated_bits(operand), bits), ctx)
+    return by_kind(ctx, operand, np.abs)
+
+
+def _int_min(operand: Array) -> Array:
+    """Elements holding the most negative value of a signed integer type."""
+    et = _kind(operand)
+    if not etypes.is_signed_int(et):
+        return np.zeros(operand.shape, bool)
+    return operand.astype(np.int64) == -(1 << (etypes.bit_width(et) - 1))
+
+
+@implementation_defined("Abs")
+def abs_masks(ctx: Any, operand: Array) -> dict[str, Array]:
+    return {"int_min": _int_min(operand),
+            "complex_non_finite": ~np.isfinite(operand) if _is_complex(operand) else np.zeros(operand.shape, bool)}
+
+
+@implementation_defined("Neg")
+def neg_masks(ctx: Any, operand: Array) -> dict[str, Array]:
+    wraps = _int_min(operand)
+    if etypes.is_unsigned_int(_kind(operand)):
+        wraps = operand.astype(np.int64) != 0
+    return {"wraparound": wraps}
+
+
+# -- bit operations ------------------------------------------------------------------------------
+@evaluator("Not")
+def not_(ctx: Any, operand: Array) -> Array:
+    if operand.dtype == np.bool_:
+        return np.logical_not(operand)
+    bits, width = _bits(operand)
+    return _from_bits(~bits & np.uint64((1 << width) - 1), ctx)
+
+
+@evaluator("PopulationCount")
+def population_count(ctx: Any, operand: Array) -> Array:
+    bits, width = _bits(operand)
+    count = sum(((bits >> np.uint64(k)) & np.uint64(1) for k in range(width)), np.zeros(bits.shape, np.uint64))
+    return _from_bits(count, ctx)
+
+
+@evaluator("Clz")
+def clz(ctx: Any, operand: Array) -> Array:
+    bits, width = _bits(operand)
+    return _from_bits(np.uint64(width) - _highest_set_bit(bits, width), ctx)
+
+
+# -- classification and complex parts -------------------------------------------------------------
+@evaluator("IsFinite")
+def is_finite(ctx: Any, operand: Array) -> Array:
+    return np.isfinite(operand.astype(np.float64))
+
+
+@evaluator("Real")
+def real(ctx: Any, operand: Array) -> Array:
+    return in_wide_precision(np.real, ctx, operand)
+
+
+@evaluator("Imag")
+def imag(ctx: Any, operand: Array) -> Array:
+    if _is_complex(operand):
+        return in_wide_precision(np.imag, ctx, operand)
+    return np.zeros(operand.shape, ctx.shape.numpy_dtype())

@@ -1,0 +1,98 @@
+"""Hand-computed values and constraint ids of the element-wise binary ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from backend import ops
+from backend.backends import get_backend
+from backend.builder import XlaBuilder
+from backend.errors import OpError
+from backend.shape import shape_from_pyval
+
+
+def _run(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, **attrs: Any) -> np.ndarray:
+    b = XlaBuilder(op.lower())
+    x = ops.Parameter(b, 0, shape_from_pyval(lhs), "lhs")
+    y = ops.Parameter(b, 1, shape_from_pyval(rhs), "rhs")
+    getattr(ops, op)(x, y, **attrs)
+    return get_backend(backend).execute(b.build(), [lhs, rhs])[0]
+
+
+CASES = [
+    ("Sub", np.int8([-128, 5]), np.int8([1, 7]), np.int8([127, -2])),
+    ("Mul", np.uint8([16, 3]), np.uint8([16, 5]), np.uint8([0, 15])),
+    ("Div", np.int32([7, -7, 5, -2147483648]), np.int32([2, 2, 0, -1]), np.int32([3, -3, -1, -2147483648])),
+    ("Div", np.uint16([9, 1]), np.uint16([0, 2]), np.uint16([65535, 0])),
+    ("Rem", np.int32([7, -7, 5, -2147483648]), np.int32([-3, 3, 0, -1]), np.int32([1, -1, 5, 0])),
+    ("Rem", np.float32([-5.5, 1.0]), np.float32([2.0, np.inf]), np.float32([-1.5, 1.0])),
+    ("Max", np.float32([np.nan, -0.0, 1]), np.float32([1, 0.0, 2]), np.float32([np.nan, 0.0, 2])),
+    ("Min", np.float32([np.nan, 0.0, 1]), np.float32([1, -0.0, 2]), np.float32([np.nan, -0.0, 1])),
+    ("Pow", np.int32([3, -1, 2, 5]), np.int32([4, -3, -1, 64]), np.int32([81, -1, 0, 1])),
+    ("Pow", np.float64([-0.0, 4.0]), np.float64([-1.0, 0.5]), np.float64([-np.inf, 2.0])),
+    ("Atan2", np.float64([-0.0, 1.0]), np.float64([-0.0, 0.0]), np.float64([-np.pi, np.pi / 2])),
+    ("And", np.int8([-1, 12]), np.int8([5, 10]), np.int8([5, 8])),
+    ("Or", np.array([True, False]), np.array([False, False]), np.array([True, False])),
+    ("Xor", np.uint8([0xFF]), np.uint8([0x0F]), np.uint8([0xF0])),
+    ("ShiftLeft", np.int8([1, 1, 3]), np.int8([7, 8, -1]), np.int8([-128, 0, 0])),
+    ("ShiftRightArithmetic", np.int8([-128, -8, 8]), np.int8([7, 9, 9]), np.int8([-1, -1, 0])),
+    ("ShiftRightArithmetic", np.uint8([128]), np.uint8([7]), np.uint8([255])),
+    ("ShiftRightLogical", np.int8([-128, -1]), np.int8([7, 8]), np.int8([1, 0])),
+]
+
+
+@pytest.mark.parametrize("backend", ["reference", "jax"])
+@pytest.mark.parametrize("op,lhs,rhs,expected", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_values(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, expected: np.ndarray) -> None:
+    out = _run(backend, op, lhs, rhs)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+    if out.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(out), np.signbit(expected))
+
+
+@pytest.mark.parametrize("backend", ["reference", "jax"])
+def test_complex_keeps_parts(backend: str) -> None:
+    out = _run(backend, "Complex", np.float64([np.inf, -0.0]), np.float64([np.nan, 2.0]))
+    assert out.dtype == np.complex128
+    assert out[0].real == np.inf and np.isnan(out[0].imag)
+    assert out[1].imag == 2.0 and np.signbit(out[1].real)
+
+
+def test_broadcast_dimensions() -> None:
+    out = _run("reference", "Sub", np.int32([[1, 2, 3], [4, 5, 6]]), np.int32([1, 4]), broadcast_dimensions=[0])
+    np.testing.assert_array_equal(out, [[0, 1, 2], [0, 1, 2]])
+
+
+def _error(op: str, lhs: str, rhs: str, **attrs: Any) -> str:
+    from specs.loader import parse_shape
+    b = XlaBuilder("e")
+    x = ops.Parameter(b, 0, parse_shape(lhs), "lhs")
+    y = ops.Parameter(b, 1, parse_shape(rhs), "rhs")
+    with pytest.raises(OpError) as info:
+        getattr(ops, op)(x, y, **attrs)
+    return info.value.constraint
+
+
+@pytest.mark.parametrize("op,lhs,rhs,attrs,constraint", [
+    ("Sub", "pred[2]", "pred[2]", {}, "C1"),
+    ("Rem", "c64[2]", "c64[2]", {}, "C1"),
+    ("Atan2", "s32[2]", "s32[2]", {}, "C1"),
+    ("Complex", "f16[2]", "f16[2]", {}, "C1"),
+    ("Complex", "f32[2]", "f64[2]", {}, "C1"),
+    ("ShiftLeft", "f32[2]", "f32[2]", {}, "C1"),
+    ("Max", "f32[2,3]", "f32[3]", {}, "C2"),
+    ("Pow", "f32[2,3,4]", "f32[4,3]", {"broadcast_dimensions": [2, 1]}, "C3"),
+    ("Xor", "s32[2,3]", "s32[3]", {"broadcast_dimensions": [0]}, "C4"),
+])
+def test_errors(op: str, lhs: str, rhs: str, attrs: dict[str, Any], constraint: str) -> None:
+    assert _error(op, lhs, rhs, **attrs) == constraint
+
+
+def test_complex_result_type() -> None:
+    b = XlaBuilder("c")
+    x = ops.Parameter(b, 0, shape_from_pyval(np.float32([1])), "x")
+    assert str(b.get_shape(ops.Complex(x, x))).startswith("c64")
