@@ -135,8 +135,9 @@ def _scalar(value: Any, etype: PrimitiveType) -> Any:
         except ValueError:
             raise ValueError(f"cannot read '{value}' as {etypes.short_name(etype)}") from None
     if isinstance(value, list) and etypes.is_complex(etype) and len(value) == 2 \
-            and all(isinstance(x, (int, float)) for x in value):
-        return complex(value[0], value[1])
+            and all(isinstance(x, (int, float, str)) for x in value):
+        # YAML reads exponents without a sign (3.0e38) as strings: accept numeric strings here
+        return complex(*(_scalar(x, PrimitiveType.F64) for x in value))
     return value
 
 
