@@ -20,7 +20,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import in_wide_precision
+from backend.reference.elementwise import in_wide_precision, subnormal_mask
 
 Masks = dict[str, np.ndarray]
 
@@ -101,15 +101,6 @@ def _exact_ints(x: np.ndarray) -> np.ndarray:
     return _wide_ints(x).astype(object)
 
 
-def _subnormal(x: np.ndarray) -> np.ndarray:
-    """Nonzero elements smaller in magnitude than the type's smallest normal number."""
-    et = _etype(x)
-    if etypes.is_complex(et):
-        return _subnormal(x.real) | _subnormal(x.imag)
-    if not etypes.is_float(et):
-        return np.zeros(x.shape, bool)
-    magnitude = np.abs(x.astype(np.float64))
-    return (magnitude != 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
 
 
 def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
@@ -117,7 +108,7 @@ def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, r
     """``masks`` plus, for floating-point operands, where an operand or the result is subnormal."""
     masks = dict(masks or {})
     if _is_inexact(lhs):
-        masks["subnormals"] = _subnormal(ev(ctx, lhs, rhs)) | _subnormal(lhs) | _subnormal(rhs)
+        masks["subnormals"] = subnormal_mask(ev(ctx, lhs, rhs), lhs, rhs)
     return masks
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from backend import etypes
 from backend.api_types import ComparisonDirection, ComparisonType
 from backend.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
+from backend.reference.elementwise import subnormal_mask
 from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
 
 D = ComparisonDirection
@@ -71,14 +71,6 @@ def compare_values(lhs: np.ndarray, rhs: np.ndarray, direction: ComparisonDirect
         return np.asarray(_DIRECTION_FUNCTIONS[direction](keys(lhs), keys(rhs)), dtype=np.bool_)
 
 
-def subnormal_mask(*xs: np.ndarray) -> np.ndarray:
-    """Where any of the (same-shape) operands is a subnormal floating-point value."""
-    out = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), np.bool_)
-    for x in xs:
-        if etypes.is_float(etypes.dtype_to_etype(x.dtype)):
-            magnitude = np.abs(x.astype(np.float64))
-            out |= (magnitude > 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
-    return out
 
 
 def comparison_masks(lhs: np.ndarray, rhs: np.ndarray,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from backend import etypes
@@ -35,3 +36,21 @@ def by_kind(ctx: Any, x: np.ndarray, fn: Callable[..., Any], *rest: np.ndarray) 
     if etypes.is_float(et) or etypes.is_complex(et):
         return in_wide_precision(fn, ctx, x, *rest)
     return exact(fn, ctx, x, *rest)
+
+
+def subnormal_mask(*xs: np.ndarray) -> np.ndarray:
+    """Where any of the (broadcast-compatible) arrays holds a subnormal value of its own type.
+
+    Complex values count when either part is subnormal; non-float arrays never do. XLA on the
+    CPU flushes subnormals to zero, which the specs declare implementation-defined.
+    """
+    out = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), np.bool_)
+    for x in xs:
+        et = etypes.dtype_to_etype(x.dtype)
+        if etypes.is_complex(et):
+            out |= subnormal_mask(x.real) | subnormal_mask(x.imag)
+        elif etypes.is_float(et):
+            with np.errstate(invalid="ignore"):
+                magnitude = np.abs(x.astype(np.float64))
+            out |= (magnitude > 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
+    return out

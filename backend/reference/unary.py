@@ -16,7 +16,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import by_kind, in_wide_precision
+from backend.reference.elementwise import by_kind, in_wide_precision, subnormal_mask
 
 Array = np.ndarray
 
@@ -147,14 +147,6 @@ for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
 
 
 # -- implementation-defined behaviour of the float ops ---------------------------------------------
-def _subnormal(x: Array) -> Array:
-    """Elements that are (or have a part that is) subnormal in their own type."""
-    if _is_complex(x):
-        return _subnormal(x.real) | _subnormal(x.imag)
-    if not etypes.is_float(_kind(x)):
-        return np.zeros(x.shape, bool)
-    magnitude = np.abs(x.astype(np.float64))
-    return (magnitude != 0) & (magnitude < float(ml_dtypes.finfo(x.dtype).tiny))
 
 
 def _no_infinity_overflow(x: Array) -> Array:
@@ -179,7 +171,7 @@ def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Arra
     """Subnormal flushing (inputs or exact results), non-finite complex inputs, and the op's own ids."""
     def masks(ctx: Any, operand: Array) -> dict[str, Array]:
         exact_result = in_wide_precision(fn, ctx, operand)
-        out = {"subnormal_flush": _subnormal(operand) | _subnormal(exact_result)}
+        out = {"subnormal_flush": subnormal_mask(operand, exact_result)}
         if _is_complex(operand):
             out["complex_non_finite"] = ~np.isfinite(operand)
         out.update({key: mask(operand) for key, mask in _EXTRA_MASKS.get(name, {}).items()})

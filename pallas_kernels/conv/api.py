@@ -20,6 +20,7 @@ from pallas_kernels.conv.plan import OP_NAME, ConvPlan, plan_conv_general_dilate
 from pallas_kernels.conv.tpu_kernel import conv_tpu
 from pallas_kernels.dot.api import dot_general
 from pallas_kernels.toolkit.decisions import register_planner
+from pallas_kernels.toolkit.gradients import with_xla_gradient
 from pallas_kernels.toolkit.platforms import dispatch_by_platform
 
 
@@ -95,18 +96,7 @@ def _differentiable_kernel(plan: ConvPlan, arguments: dict[str, Any]):
     def xla_conv(lhs, rhs):
         return jax.lax.conv_general_dilated(lhs, rhs, **arguments)
 
-    @jax.custom_vjp
-    def kernel(lhs, rhs):
-        return _run_plan(lhs, rhs, plan)
-
-    def forward(lhs, rhs):
-        return kernel(lhs, rhs), (lhs, rhs)
-
-    def backward(residuals, cotangent):
-        return jax.vjp(xla_conv, *residuals)[1](cotangent)
-
-    kernel.defvjp(forward, backward)
-    return kernel
+    return with_xla_gradient(lambda lhs, rhs: _run_plan(lhs, rhs, plan), xla_conv)
 
 
 register_planner(OP_NAME, plan_conv_general_dilated)

@@ -12,6 +12,7 @@ from pallas_kernels.dot.gpu_kernel import batched_matmul_gpu
 from pallas_kernels.dot.plan import OP_NAME, DotPlan, plan_dot_general
 from pallas_kernels.dot.tpu_kernel import batched_matmul_tpu
 from pallas_kernels.toolkit.decisions import register_planner
+from pallas_kernels.toolkit.gradients import with_xla_gradient
 from pallas_kernels.toolkit.platforms import dispatch_by_platform
 
 DimensionNumbers = tuple[
@@ -81,18 +82,7 @@ def _differentiable_kernel(
         return jax.lax.dot_general(lhs, rhs, dimension_numbers, precision=precision,
                                    preferred_element_type=preferred_element_type)
 
-    @jax.custom_vjp
-    def kernel(lhs, rhs):
-        return _run_plan(lhs, rhs, plan)
-
-    def forward(lhs, rhs):
-        return kernel(lhs, rhs), (lhs, rhs)
-
-    def backward(residuals, cotangent):
-        return jax.vjp(xla_dot, *residuals)[1](cotangent)
-
-    kernel.defvjp(forward, backward)
-    return kernel
+    return with_xla_gradient(lambda lhs, rhs: _run_plan(lhs, rhs, plan), xla_dot)
 
 
 register_planner(OP_NAME, plan_dot_general)

@@ -7,6 +7,7 @@ from pallas_kernels.toolkit.decisions import (
     logger,
     register_planner,
 )
+from pallas_kernels.toolkit.gradients import with_xla_gradient
 from pallas_kernels.toolkit.padding import crop_to_shape, pad_to_shape
 from pallas_kernels.toolkit.platforms import (
     dispatch_by_platform,
@@ -32,6 +33,7 @@ from pallas_kernels.toolkit.tiling import (
 )
 
 __all__ = [
+    "with_xla_gradient",
     "GPU_MIN_DOT_DIM",
     "GPU_SHARED_MEMORY_BYTES",
     "TPU_LANES",
