@@ -36,8 +36,8 @@ harness in ``pallas_kernels.bench`` (``python -m pallas_kernels.bench dot``).
 from pallas_kernels import toolkit
 from pallas_kernels.conv import conv_general_dilated
 from pallas_kernels.dot import dot_general
-from pallas_kernels.reduce_window import reduce_window, select_and_scatter_add
-from pallas_kernels.scatter import scatter
+from pallas_kernels.pooling import reduce_window, select_and_scatter_add
+from pallas_kernels.scatter_kernel import scatter
 from pallas_kernels.toolkit import KernelDecision, explain
 
 __all__ = ["KernelDecision", "conv_general_dilated", "dot_general", "explain",

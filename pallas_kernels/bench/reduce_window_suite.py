@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from pallas_kernels.bench.harness import BenchCase, SuiteOptions, register_suite
-from pallas_kernels.reduce_window import reduce_window, select_and_scatter_add
+from pallas_kernels.pooling import reduce_window, select_and_scatter_add
 
 SAME_POOL = ((1, 3, 3, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
 # (name, operand shape, computation, init, (window, strides, padding))

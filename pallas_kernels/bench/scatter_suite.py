@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_kernels.bench.harness import BenchCase, SuiteOptions, register_suite
-from pallas_kernels.scatter import scatter
+from pallas_kernels.scatter_kernel import scatter
 
 ROWS = jax.lax.ScatterDimensionNumbers(
     update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))

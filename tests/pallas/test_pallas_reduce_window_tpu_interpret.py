@@ -7,8 +7,8 @@ from kernel_testing import assert_close_to_reference, random_array
 from window_reference import reference_reduce_window, split_infinities
 
 from pallas_kernels import reduce_window
-from pallas_kernels.reduce_window.geometry import make_geometry
-from pallas_kernels.reduce_window.tpu_kernel import (
+from pallas_kernels.pooling.geometry import make_geometry
+from pallas_kernels.pooling.tpu_kernel import (
     LANE_BLOCK,
     choose_tpu_blocks,
     vmem_bytes,

@@ -8,7 +8,7 @@ from scatter_cases import ROWS
 from scatter_reference import reference_scatter
 
 from pallas_kernels import explain, scatter
-from pallas_kernels.scatter import canonical_combiner
+from pallas_kernels.scatter_kernel import canonical_combiner
 
 
 def _inputs(dtype, n=6):

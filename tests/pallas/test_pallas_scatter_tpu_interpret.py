@@ -9,8 +9,8 @@ from scatter_cases import ROWS, row_case
 from scatter_reference import reference_scatter
 
 from pallas_kernels import scatter
-from pallas_kernels.scatter.rows import DROPPED
-from pallas_kernels.scatter.tpu_kernel import TpuScatterBlocks, scatter_rows_tpu, work_items
+from pallas_kernels.scatter_kernel.rows import DROPPED
+from pallas_kernels.scatter_kernel.tpu_kernel import TpuScatterBlocks, scatter_rows_tpu, work_items
 from pallas_kernels.toolkit import interpret_as, tpu_interpret_params
 
 

@@ -9,16 +9,16 @@ from typing import Any
 import jax
 import numpy as np
 
-from pallas_kernels.reduce_window.geometry import WindowGeometry
-from pallas_kernels.reduce_window.gpu_kernel import reduce_window_gpu
-from pallas_kernels.reduce_window.plan import (
+from pallas_kernels.pooling.geometry import WindowGeometry
+from pallas_kernels.pooling.gpu_kernel import reduce_window_gpu
+from pallas_kernels.pooling.plan import (
     LAX_COMPUTATIONS,
     OP_NAME,
     ReduceWindowPlan,
     computation_name,
     plan_reduce_window,
 )
-from pallas_kernels.reduce_window.tpu_kernel import choose_tpu_blocks, reduce_window_tpu
+from pallas_kernels.pooling.tpu_kernel import choose_tpu_blocks, reduce_window_tpu
 from pallas_kernels.toolkit.decisions import KernelDecision, register_planner
 from pallas_kernels.toolkit.platforms import dispatch_by_platform
 

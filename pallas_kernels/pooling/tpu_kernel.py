@@ -17,8 +17,8 @@ import jax
 import numpy as np
 from jax.experimental import pallas as pl
 
-from pallas_kernels.reduce_window.combine import reduce_taps
-from pallas_kernels.reduce_window.geometry import WindowGeometry
+from pallas_kernels.pooling.combine import reduce_taps
+from pallas_kernels.pooling.geometry import WindowGeometry
 from pallas_kernels.toolkit.platforms import tpu_compiler_params
 from pallas_kernels.toolkit.tiling import TPU_LANES, round_up, tpu_sublanes
 

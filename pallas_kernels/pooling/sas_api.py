@@ -14,17 +14,17 @@ import jax
 import numpy as np
 from jax._src.lax.windowed_reductions import _select_and_scatter_add
 
-from pallas_kernels.reduce_window.api import to_phase_layout
-from pallas_kernels.reduce_window.sas_gpu import select_and_scatter_gpu
-from pallas_kernels.reduce_window.sas_plan import (
+from pallas_kernels.pooling.api import to_phase_layout
+from pallas_kernels.pooling.sas_gpu import select_and_scatter_gpu
+from pallas_kernels.pooling.sas_plan import (
     OP_NAME,
     SELECT_PRIMITIVES,
     SelectAndScatterPlan,
     plan_select_and_scatter_add,
     select_name,
 )
-from pallas_kernels.reduce_window.sas_tpu import choose_sas_blocks, select_and_scatter_tpu
-from pallas_kernels.reduce_window.select_body import pad_halo
+from pallas_kernels.pooling.sas_tpu import choose_sas_blocks, select_and_scatter_tpu
+from pallas_kernels.pooling.select_body import pad_halo
 from pallas_kernels.toolkit.decisions import KernelDecision, register_planner
 from pallas_kernels.toolkit.platforms import dispatch_by_platform
 

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pallas_kernels.scatter.plan import ScatterPlan
+from pallas_kernels.scatter_kernel.plan import ScatterPlan
 from pallas_kernels.toolkit.tiling import round_up
 
 DROPPED = np.iinfo(np.int32).max

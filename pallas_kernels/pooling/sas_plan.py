@@ -9,8 +9,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from pallas_kernels.reduce_window.geometry import WindowGeometry, make_geometry
-from pallas_kernels.reduce_window.plan import (
+from pallas_kernels.pooling.geometry import WindowGeometry, make_geometry
+from pallas_kernels.pooling.plan import (
     FLOAT_DTYPES,
     INT_DTYPES,
     accumulator_dtype,

@@ -27,7 +27,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
-from pallas_kernels.scatter.plan import COMBINE
+from pallas_kernels.scatter_kernel.plan import COMBINE
 from pallas_kernels.toolkit.padding import crop_to_shape, pad_to_shape
 from pallas_kernels.toolkit.platforms import triton_compiler_params
 from pallas_kernels.toolkit.tiling import (

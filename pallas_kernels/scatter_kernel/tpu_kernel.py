@@ -36,7 +36,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-from pallas_kernels.scatter.plan import COMBINE
+from pallas_kernels.scatter_kernel.plan import COMBINE
 from pallas_kernels.toolkit.padding import crop_to_shape, pad_to_shape
 from pallas_kernels.toolkit.platforms import tpu_compiler_params
 from pallas_kernels.toolkit.tiling import TPU_LANES, cdiv, round_up, tpu_sublanes

@@ -15,8 +15,8 @@ import jax
 import numpy as np
 from jax.experimental import pallas as pl
 
-from pallas_kernels.reduce_window.geometry import WindowGeometry
-from pallas_kernels.reduce_window.select_body import (
+from pallas_kernels.pooling.geometry import WindowGeometry
+from pallas_kernels.pooling.select_body import (
     gather_phase,
     low_halo,
     pad_halo,
@@ -24,7 +24,7 @@ from pallas_kernels.reduce_window.select_body import (
     tap_validity,
     taps_by_phase,
 )
-from pallas_kernels.reduce_window.tpu_kernel import (
+from pallas_kernels.pooling.tpu_kernel import (
     VMEM_BUDGET_BYTES,
     VMEM_LIMIT_BYTES,
     TpuWindowBlocks,

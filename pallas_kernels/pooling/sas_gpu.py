@@ -18,10 +18,10 @@ import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallas_kernels.reduce_window.geometry import WindowGeometry
-from pallas_kernels.reduce_window.gpu_kernel import NUM_WARPS, output_view, phase_view
-from pallas_kernels.reduce_window.gpu_tiles import choose_gpu_tiles
-from pallas_kernels.reduce_window.select_body import (
+from pallas_kernels.pooling.geometry import WindowGeometry
+from pallas_kernels.pooling.gpu_kernel import NUM_WARPS, output_view, phase_view
+from pallas_kernels.pooling.gpu_tiles import choose_gpu_tiles
+from pallas_kernels.pooling.select_body import (
     gather_phase,
     low_halo,
     pad_halo,

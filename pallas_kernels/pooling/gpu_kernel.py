@@ -18,9 +18,9 @@ import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallas_kernels.reduce_window.combine import reduce_taps
-from pallas_kernels.reduce_window.geometry import WindowGeometry
-from pallas_kernels.reduce_window.gpu_tiles import GpuTiles, choose_gpu_tiles
+from pallas_kernels.pooling.combine import reduce_taps
+from pallas_kernels.pooling.geometry import WindowGeometry
+from pallas_kernels.pooling.gpu_tiles import GpuTiles, choose_gpu_tiles
 from pallas_kernels.toolkit.platforms import triton_compiler_params
 
 NUM_WARPS = 4

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pallas_kernels.reduce_window.geometry import MAX_TAPS, WindowGeometry, make_geometry
+from pallas_kernels.pooling.geometry import MAX_TAPS, WindowGeometry, make_geometry
 from pallas_kernels.toolkit.decisions import KernelDecision
 
 OP_NAME = "reduce_window"

@@ -8,16 +8,16 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from pallas_kernels.scatter.gpu_kernel import scatter_rows_gpu
-from pallas_kernels.scatter.plan import OP_NAME, ScatterPlan, canonical_combiner, plan_scatter
-from pallas_kernels.scatter.rows import (
+from pallas_kernels.scatter_kernel.gpu_kernel import scatter_rows_gpu
+from pallas_kernels.scatter_kernel.plan import OP_NAME, ScatterPlan, canonical_combiner, plan_scatter
+from pallas_kernels.scatter_kernel.rows import (
     operand_table,
     result_from_table,
     row_ids,
     row_updates,
     sorted_row_updates,
 )
-from pallas_kernels.scatter.tpu_kernel import scatter_rows_tpu
+from pallas_kernels.scatter_kernel.tpu_kernel import scatter_rows_tpu
 from pallas_kernels.toolkit.decisions import register_planner
 from pallas_kernels.toolkit.platforms import dispatch_by_platform
 

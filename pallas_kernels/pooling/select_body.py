@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pallas_kernels.reduce_window.geometry import WindowGeometry
+from pallas_kernels.pooling.geometry import WindowGeometry
 
 Loader = Callable[[int], jax.Array]
 
