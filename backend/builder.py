@@ -137,6 +137,8 @@ class XlaComputation:
             args = ", ".join(by_id[o].name for o in inst.operands)
             attrs = "".join(f", {k}={attributes.render(v)}" for k, v in inst.attrs.items()
                             if v is not None and k != "name")
+            if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
+                args, attrs = str(inst.attrs["number"]), ""
             root = "ROOT " if inst.id == self.root else ""
             lines.append(f"  {root}{inst.name} = {inst.shape.to_string()} {_hlo_opcode(inst.opcode)}({args}){attrs}")
         head = "ENTRY " if entry else ""

@@ -30,6 +30,7 @@ def test_text_form_and_program_shape():
     assert text.startswith("HloModule bias_add, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->f32[2,3]{1,0}}")
     assert "ROOT add.3 = f32[2,3]{1,0} add(x.0, broadcast-in-dim.2)" in text
     assert "broadcast-in-dim(v.1), out_dim_size={2,3}, broadcast_dimensions={1}" in text
+    assert "  x.0 = f32[2,3]{1,0} parameter(0)\n" in text
     ps = comp.program_shape()
     assert ps.parameter_names() == ["x", "v"]
     assert ps.result_shape() == Shape.array_shape(PrimitiveType.F32, (2, 3))
