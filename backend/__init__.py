@@ -9,11 +9,15 @@ from backend import ops
 from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
+    ConvolutionDimensionNumbers,
     DotDimensionNumbers,
+    GatherDimensionNumbers,
     Precision,
     PrecisionConfig,
     ResultAccuracy,
     ResultAccuracyMode,
+    ScatterDimensionNumbers,
+    make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
 )
 from backend.backends import Backend, available_backends, get_backend, register_backend
@@ -23,7 +27,8 @@ from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
 from backend.shape import Layout, Shape, shape_from_pyval
 
 __all__ = [
-    "Backend", "ComparisonDirection", "ComparisonType", "DotDimensionNumbers", "Layout", "OpError", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
+    "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
+    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
     "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
     "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "ops",
     "register_backend", "shape_from_pyval",

@@ -90,3 +90,69 @@ class PrecisionConfig:
 
     def __str__(self) -> str:
         return "{" + ",".join(p.name.lower() for p in self.operand_precision) + "}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvolutionDimensionNumbers:
+    """Which dimensions of the input (lhs), kernel (rhs) and output are batch, feature and spatial."""
+
+    input_batch_dimension: int
+    input_feature_dimension: int
+    input_spatial_dimensions: tuple[int, ...]
+    kernel_input_feature_dimension: int
+    kernel_output_feature_dimension: int
+    kernel_spatial_dimensions: tuple[int, ...]
+    output_batch_dimension: int
+    output_feature_dimension: int
+    output_spatial_dimensions: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}".replace(" ", "") for f in dataclasses.fields(self))
+
+
+def conv_dimension_numbers_from_strings(lhs: str, rhs: str, out: str) -> ConvolutionDimensionNumbers:
+    """From layout strings such as ``("NHWC", "HWIO", "NHWC")``: N batch, C feature, O/I the
+    kernel's output/input feature, any other letter a spatial dimension (in the order of ``lhs``)."""
+    spatial = [ch for ch in lhs if ch not in "NC"]
+    if sorted(lhs) != sorted(out) or len(set(lhs)) != len(lhs) or len(rhs) != len(lhs) \
+            or sorted(ch for ch in rhs if ch not in "OI") != sorted(spatial) or "O" not in rhs or "I" not in rhs:
+        raise ValueError(f"inconsistent convolution layout strings {lhs!r}, {rhs!r}, {out!r}")
+    return ConvolutionDimensionNumbers(
+        lhs.index("N"), lhs.index("C"), tuple(lhs.index(s) for s in spatial),
+        rhs.index("I"), rhs.index("O"), tuple(rhs.index(s) for s in spatial),
+        out.index("N"), out.index("C"), tuple(out.index(s) for s in spatial))
+
+
+def default_conv_dimension_numbers(num_spatial_dimensions: int) -> ConvolutionDimensionNumbers:
+    """XLA's default: input and output (batch, feature, spatial...), kernel (out, in, spatial...)."""
+    spatial = tuple(range(2, 2 + num_spatial_dimensions))
+    return ConvolutionDimensionNumbers(0, 1, spatial, 1, 0, spatial, 0, 1, spatial)
+
+
+def make_convolution_dimension_numbers(dimension_numbers: object, num_spatial_dimensions: int
+                                       ) -> ConvolutionDimensionNumbers:
+    """As xla_client: ``None`` (the default layout), three layout strings, or the numbers themselves."""
+    if dimension_numbers is None:
+        return default_conv_dimension_numbers(num_spatial_dimensions)
+    from backend.attributes import convolution_dimension_numbers
+    return convolution_dimension_numbers(dimension_numbers)
+
+
+@dataclasses.dataclass(frozen=True)
+class GatherDimensionNumbers:
+    offset_dims: tuple[int, ...] = ()
+    collapsed_slice_dims: tuple[int, ...] = ()
+    start_index_map: tuple[int, ...] = ()
+    index_vector_dim: int = 0
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ScatterDimensionNumbers:
+    update_window_dims: tuple[int, ...] = ()
+    inserted_window_dims: tuple[int, ...] = ()
+    scatter_dims_to_operand_dims: tuple[int, ...] = ()
+    index_vector_dim: int = 0
+    input_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()

@@ -17,11 +17,15 @@ from backend import etypes
 from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
+    ConvolutionDimensionNumbers,
     DotDimensionNumbers,
+    GatherDimensionNumbers,
     Precision,
     PrecisionConfig,
     ResultAccuracy,
     ResultAccuracyMode,
+    ScatterDimensionNumbers,
+    conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
@@ -168,6 +172,32 @@ def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
                                _int_list(batch[1]))
 
 
+def _dimension_record(cls: type, v: Any) -> Any:
+    """A dimension-numbers dataclass from itself, a mapping of its fields, or an object with them."""
+    if isinstance(v, cls):
+        return v
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    if isinstance(v, dict):
+        unknown = set(v) - set(fields)
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
+        values = v
+    elif all(hasattr(v, name) for name in fields):
+        values = {name: getattr(v, name) for name in fields}
+    else:
+        raise TypeError(f"expected a {cls.__name__} (or a mapping of its fields), got {v!r}")
+    return cls(**{name: (_int(x) if fields[name].type in ("int", int) else _int_list(x))
+                  for name, x in values.items()})
+
+
+def convolution_dimension_numbers(v: Any) -> ConvolutionDimensionNumbers | None:
+    """``None`` (XLA's default layout, filled in by the shape rule), three layout strings such as
+    ``("NHWC", "HWIO", "NHWC")``, a mapping of the fields, or a ConvolutionDimensionNumbers."""
+    if isinstance(v, (list, tuple)) and len(v) == 3 and all(isinstance(x, str) for x in v):
+        return conv_dimension_numbers_from_strings(*v)
+    return _dimension_record(ConvolutionDimensionNumbers, v)
+
+
 def _precision_config(v: Any) -> PrecisionConfig:
     """A PrecisionConfig, one precision for both operands (``"HIGHEST"``), or one per operand."""
     def one(p: Any) -> Precision:
@@ -185,6 +215,9 @@ def _precision_config(v: Any) -> PrecisionConfig:
 
 
 NORMALIZERS: dict[str, Callable[[Any], Any]] = {
+    "convolution_dimension_numbers": convolution_dimension_numbers,
+    "gather_dimension_numbers": lambda v: _dimension_record(GatherDimensionNumbers, v),
+    "scatter_dimension_numbers": lambda v: _dimension_record(ScatterDimensionNumbers, v),
     "dot_dimension_numbers": dot_dimension_numbers,
     "precision_config": _precision_config,
     "int": _int,
@@ -215,7 +248,8 @@ def normalize(type_name: str, value: Any) -> Any:
 
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
-    if isinstance(value, (DotDimensionNumbers, PrecisionConfig)):
+    if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
+                          GatherDimensionNumbers, ScatterDimensionNumbers)):
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
