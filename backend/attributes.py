@@ -43,6 +43,10 @@ def _int_list(v: Any) -> tuple[int, ...]:
     return tuple(_int(x) for x in v)
 
 
+def _bool_list(v: Any) -> tuple[bool, ...]:
+    return tuple(_bool(x) for x in _seq(v))
+
+
 def _int_pairs(v: Any) -> tuple[tuple[int, int], ...]:
     out = []
     for p in _seq(v):
@@ -226,6 +230,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "str": _str,
     "int_list": _int_list,
     "int_pairs": _int_pairs,
+    "bool_list": _bool_list,
     "element_type": element_type,
     "shape": _shape,
     "literal": _literal,

@@ -9,7 +9,7 @@ from backend.rules import OpContext, shape_rule
 from backend.shape import Shape
 
 
-def _check_preferred(ctx: OpContext, operand_type: PrimitiveType, constraint: str) -> PrimitiveType:
+def check_preferred_element_type(ctx: OpContext, operand_type: PrimitiveType, constraint: str) -> PrimitiveType:
     preferred = ctx.attrs.get("preferred_element_type")
     if preferred is None:
         return operand_type
@@ -51,7 +51,7 @@ def dot_general(ctx: OpContext) -> Shape:
             raise ctx.fail("C5", f"batch dimension sizes differ: lhs dimension {l_dim} has size "
                            f"{lhs.dimensions()[l_dim]}, rhs dimension {r_dim} has {rhs.dimensions()[r_dim]}",
                            "dimension_numbers", lhs=str(lhs), rhs=str(rhs))
-    etype = _check_preferred(ctx, lhs.element_type(), "C6")
+    etype = check_preferred_element_type(ctx, lhs.element_type(), "C6")
 
     def free(shape: Shape, contracting: tuple[int, ...], batch: tuple[int, ...]) -> list[int]:
         return [s for d, s in enumerate(shape.dimensions()) if d not in contracting and d not in batch]
@@ -77,5 +77,5 @@ def dot(ctx: OpContext) -> Shape:
     if k_lhs != k_rhs:
         raise ctx.fail("C3", f"the last dimension of lhs ({k_lhs}) must equal the first dimension of rhs ({k_rhs})",
                        "rhs", lhs=str(lhs), rhs=str(rhs))
-    etype = _check_preferred(ctx, lhs.element_type(), "C4")
+    etype = check_preferred_element_type(ctx, lhs.element_type(), "C4")
     return Shape.array_shape(etype, lhs.dimensions()[:-1] + rhs.dimensions()[1:])

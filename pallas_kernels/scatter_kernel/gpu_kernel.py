@@ -113,7 +113,8 @@ def _loop_tile(row_start_ref, keys_ref, upd_ref, operand_ref, out_ref, *, c, row
             valid = first + jnp.arange(c, dtype=jnp.int32) < end
             block = plgpu.load(upd_ref.at[pl.ds(first, c), pl.ds(column0, td)],
                                mask=valid[:, None], other=identity)
-            return combine(value, _REDUCE[combiner](block.astype(accumulator), axis=0))
+            # .astype: under x64, jnp.sum promotes int32 to int64 and the loop carry would change type
+            return combine(value, _REDUCE[combiner](block.astype(accumulator), axis=0).astype(accumulator))
         return jax.lax.fori_loop(0, cdiv(end - start, c), chunk, current)
 
     def row(r, carry):

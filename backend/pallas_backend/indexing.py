@@ -1,0 +1,27 @@
+"""Scatter through the Pallas scatter kernel (falls back to lax with a logged reason).
+
+A recognised combiner (add, mul, min, max) or a "replace" computation calls
+``pallas_kernels.scatter``; any other update computation, and Gather, use the jax lowering.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.jax_backend.indexing import scatter as jax_scatter
+from backend.jax_backend.indexing import scatter_arguments, scatter_combiner, single_operand
+from backend.pallas_backend import pallas_lowering
+
+
+@pallas_lowering("Scatter")
+def scatter(ctx: Any, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
+    single_operand(ctx, operands, "pallas")
+    combiner = scatter_combiner(ctx, operands[0].dtype)
+    if combiner is None:
+        return jax_scatter(ctx, operands, scatter_indices, updates)
+    from pallas_kernels import scatter as kernel
+
+    indices, dn = scatter_arguments(ctx, scatter_indices)
+    return kernel(operands[0], indices, updates[0], dimension_numbers=dn, combiner=combiner,
+                  indices_are_sorted=ctx.attr("indices_are_sorted"), unique_indices=ctx.attr("unique_indices"),
+                  mode="drop")

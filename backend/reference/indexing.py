@@ -1,0 +1,141 @@
+"""Reference evaluators of Gather and Scatter: loops over output / update indices following the
+documented index arithmetic (G, S, Sin, Oin / Win), independent of jax.
+
+Gather clamps each start index so the slice stays inside the operand; Scatter skips an update
+whose whole window would not fit in the operand. Scatter applies updates in row-major order of
+the update index U (so with repeated indices the last update in that order is applied last).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.reference import evaluator, implementation_defined
+from backend.rules.indexing import returns_second_parameter, scatter_window_operand_dims
+
+DN = "dimension_numbers"
+
+
+def _with_index_vector_dim(indices: np.ndarray, ivd: int) -> np.ndarray:
+    """The indices with the implicit trailing dimension of size 1 made explicit."""
+    return indices[..., None] if ivd == indices.ndim else indices
+
+
+def _index_vector(indices: np.ndarray, ivd: int, g: Sequence[int]) -> list[int]:
+    """S[i] = indices[Combine(G, i)]: G with i inserted at index_vector_dim."""
+    pre, post = tuple(g[:ivd]), tuple(g[ivd:])
+    return [int(indices[(*pre, i, *post)]) for i in range(indices.shape[ivd])]
+
+
+def _full_start(rank: int, index_map: Sequence[int], vector: Sequence[int],
+                batching: Sequence[tuple[int, int]], g: Sequence[int], ivd: int) -> list[int]:
+    """Sin: the index vector scattered by index_map; a batching dimension starts at G's matching entry."""
+    start = [0] * rank
+    for k, od in enumerate(index_map):
+        start[od] = vector[k]
+    for od, idim in batching:
+        start[od] = g[idim if idim < ivd else idim - 1]
+    return start
+
+
+def _gather_starts(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> Iterator[tuple[tuple[int, ...], list[int]]]:
+    """(output index, operand index) pairs, start indices clamped so each slice is inside the operand."""
+    dn: GatherDimensionNumbers = ctx.attr(DN)
+    sizes = ctx.attr("slice_sizes")
+    indices = _with_index_vector_dim(start_indices, dn.index_vector_dim)
+    out_dims = ctx.shape.dimensions()
+    batch_dims = [d for d in range(len(out_dims)) if d not in dn.offset_dims]
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offset_operand_dims = [d for d in range(operand.ndim) if d not in dropped]
+    batching = list(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    for out_index in np.ndindex(*out_dims):
+        g = [out_index[d] for d in batch_dims]
+        vector = _index_vector(indices, dn.index_vector_dim, g)
+        start = _full_start(operand.ndim, dn.start_index_map, vector, batching, g, dn.index_vector_dim)
+        for od in dn.start_index_map:
+            start[od] = min(max(start[od], 0), operand.shape[od] - sizes[od])
+        for k, od in enumerate(offset_operand_dims):
+            start[od] += out_index[dn.offset_dims[k]]
+        yield out_index, start
+
+
+@evaluator("Gather")
+def gather(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> np.ndarray:
+    out = np.empty(ctx.shape.dimensions(), operand.dtype)
+    for out_index, operand_index in _gather_starts(ctx, operand, start_indices):
+        out[out_index] = operand[tuple(operand_index)]
+    return out
+
+
+def _scatter_targets(dn: ScatterDimensionNumbers, operand_dims: tuple[int, ...], scatter_indices: np.ndarray,
+                     update_dims: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(update index U, operand index I) in row-major order of U, for windows that fit in the operand."""
+    rank = len(operand_dims)
+    indices = _with_index_vector_dim(scatter_indices, dn.index_vector_dim)
+    scatter_dims = [d for d in range(len(update_dims)) if d not in dn.update_window_dims]
+    window_operand_dims = scatter_window_operand_dims(dn, rank)
+    window = [1] * rank
+    for ud, od in zip(dn.update_window_dims, window_operand_dims):
+        window[od] = update_dims[ud]
+    batching = list(zip(dn.input_batching_dims, dn.scatter_indices_batching_dims))
+    for u in np.ndindex(*update_dims):
+        g = [u[d] for d in scatter_dims]
+        vector = _index_vector(indices, dn.index_vector_dim, g)
+        start = _full_start(rank, dn.scatter_dims_to_operand_dims, vector, batching, g, dn.index_vector_dim)
+        if any(not 0 <= s <= size - w for s, size, w in zip(start, operand_dims, window)):
+            continue  # the window would leave the operand: the update is skipped
+        for k, ud in enumerate(dn.update_window_dims):
+            start[window_operand_dims[k]] += u[ud]
+        yield u, tuple(start)
+
+
+@evaluator("Scatter")
+def scatter(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
+            updates: list[np.ndarray]) -> Any:
+    comp = ctx.attr("update_computation")
+    replace = returns_second_parameter(comp)
+    results = [np.array(o, copy=True) for o in operands]
+    for u, target in _scatter_targets(ctx.attr(DN), operands[0].shape, scatter_indices, updates[0].shape):
+        news = [up[u] for up in updates]
+        if not replace:
+            out = ctx.call(comp, [np.asarray(r[target]) for r in results] + [np.asarray(v) for v in news])
+            news = list(out) if isinstance(out, tuple) else [out]
+        for r, v in zip(results, news):
+            r[target] = v
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _sorted_mask(raw_indices: np.ndarray, ivd: int, index_map: Sequence[int], rank: int, claimed: bool,
+                 shape: tuple[int, ...]) -> np.ndarray:
+    """The whole result when indices_are_sorted is claimed but the start indices, scattered into operand
+    index space by ``index_map``, are not in ascending order."""
+    if not claimed:
+        return np.zeros(shape, np.bool_)
+    indices = _with_index_vector_dim(raw_indices, ivd)
+    batch = [s for d, s in enumerate(indices.shape) if d != ivd]
+    starts = [_full_start(rank, index_map, _index_vector(indices, ivd, g), [], g, ivd) for g in np.ndindex(*batch)]
+    return np.full(shape, any(a > b for a, b in zip(starts, starts[1:])), np.bool_)
+
+
+@implementation_defined("Gather")
+def gather_masks(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> dict[str, np.ndarray]:
+    dn: GatherDimensionNumbers = ctx.attr(DN)
+    return {"unsorted_indices": _sorted_mask(start_indices, dn.index_vector_dim, dn.start_index_map, operand.ndim,
+                                             ctx.attr("indices_are_sorted"), ctx.shape.dimensions())}
+
+
+@implementation_defined("Scatter")
+def scatter_masks(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
+                  updates: list[np.ndarray]) -> dict[str, np.ndarray]:
+    dn: ScatterDimensionNumbers = ctx.attr(DN)
+    shape = operands[0].shape
+    counts = np.zeros(shape, np.int64)
+    for _, target in _scatter_targets(dn, shape, scatter_indices, updates[0].shape):
+        counts[target] += 1
+    return {"duplicate_indices": counts > 1,
+            "unsorted_indices": _sorted_mask(scatter_indices, dn.index_vector_dim, dn.scatter_dims_to_operand_dims,
+                                             len(shape), ctx.attr("indices_are_sorted"), shape)}

@@ -1,0 +1,180 @@
+"""Reference evaluators of Reduce, ReduceWindow and SelectAndScatter.
+
+They follow the documents' pseudo-code: each result element starts at its init value and the
+computation folds in the elements one at a time, in row-major order (of the reduced dimensions,
+of the window). The fold is vectorised across result elements: the sub-computation runs through
+``ctx.call`` on whole arrays, one reduced element (one window tap) per call. A float or complex
+``Add`` reducer accumulates in float64 / complex128 and rounds once.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from backend import etypes
+from backend.builder import XlaComputation
+from backend.computations import binary_reducer_name
+from backend.reference import evaluator, implementation_defined
+from backend.rules.reduction import Window, window_of
+
+Combine = Callable[[list[np.ndarray], list[np.ndarray]], list[np.ndarray]]
+
+
+def _wide_dtype(dtype: np.dtype) -> np.dtype | None:
+    et = etypes.dtype_to_etype(dtype)
+    if etypes.is_complex(et):
+        return np.dtype(np.complex128)
+    return np.dtype(np.float64) if etypes.is_float(et) else None
+
+
+def _combiner(ctx: Any, comp: XlaComputation, dtypes: Sequence[np.dtype]) -> tuple[Combine, list[np.dtype]]:
+    """The fold step ``accs, xs -> accs`` and the dtypes the accumulators are kept in."""
+    wide = _wide_dtype(dtypes[0]) if len(dtypes) == 1 else None
+    if wide is not None and binary_reducer_name(comp) == "add":
+        return (lambda accs, xs: [np.add(accs[0], xs[0].astype(wide))]), [wide]
+
+    def call(accs: list[np.ndarray], xs: list[np.ndarray]) -> list[np.ndarray]:
+        out = ctx.call(comp, [*accs, *xs])
+        outs = [out] if len(accs) == 1 else list(out)
+        return [np.broadcast_to(np.asarray(o).astype(a.dtype), a.shape) for o, a in zip(outs, accs)]
+    return call, list(dtypes)
+
+
+def _finish(accs: list[np.ndarray], dtypes: Sequence[np.dtype]) -> Any:
+    with np.errstate(all="ignore"):
+        out = [np.asarray(a).astype(t) for a, t in zip(accs, dtypes)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _initial(inits: Sequence[np.ndarray], acc_dtypes: Sequence[np.dtype], dims: Sequence[int]) -> list[np.ndarray]:
+    return [np.full(tuple(dims), np.asarray(v).astype(t), dtype=t) for v, t in zip(inits, acc_dtypes)]
+
+
+@evaluator("Reduce")
+def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
+    reduced = sorted(ctx.attr("dimensions_to_reduce"))
+    kept = [d for d in range(operands[0].ndim) if d not in reduced]
+    kept_dims = [operands[0].shape[d] for d in kept]
+    dtypes = [x.dtype for x in operands]
+    combine, acc_dtypes = _combiner(ctx, ctx.attr("computation"), dtypes)
+    count = int(np.prod([operands[0].shape[d] for d in reduced], dtype=np.int64))
+    flat = [np.transpose(x, kept + reduced).reshape(tuple(kept_dims) + (count,)) for x in operands]
+    accs = _initial(init_values, acc_dtypes, kept_dims)
+    with np.errstate(all="ignore"):
+        for k in range(flat[0].shape[-1]):
+            accs = combine(accs, [x[..., k] for x in flat])
+    return _finish(accs, dtypes)
+
+
+def window_taps(window: Window) -> Iterator[tuple[int, ...]]:
+    """Window offsets in row-major order."""
+    return itertools.product(*(range(w) for w in window.dimensions))
+
+
+def tap_positions(window: Window, base: Sequence[int], out_dims: Sequence[int],
+                  tap: Sequence[int]) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """For one window offset: where (over the windows) it lands on a real operand element (not on
+    padding or a base-dilation hole), and the operand index it lands on (clipped where it does not)."""
+    valid = np.ones(tuple(out_dims), dtype=bool)
+    index = []
+    rank = len(base)
+    for d, (size, o, t) in enumerate(zip(base, out_dims, tap)):
+        bd = window.base_dilations[d]
+        pos = np.arange(o) * window.strides[d] + t * window.window_dilations[d] - window.padding[d][0]
+        ok = (pos >= 0) & (pos <= (size - 1) * bd) & (pos % bd == 0)
+        shape = [1] * rank
+        shape[d] = o
+        valid &= ok.reshape(shape)
+        index.append(np.clip(pos // bd, 0, max(size - 1, 0)).reshape(shape))
+    return valid, tuple(np.broadcast_arrays(*index)) if index else ()
+
+
+@evaluator("ReduceWindow")
+def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
+    base = operands[0].shape
+    window = window_of(ctx.attrs, len(base))
+    out_dims = window.output_dims(base)
+    dtypes = [x.dtype for x in operands]
+    combine, acc_dtypes = _combiner(ctx, ctx.attr("computation"), dtypes)
+    accs = _initial(init_values, acc_dtypes, out_dims)
+    if operands[0].size == 0:
+        return _finish(accs, dtypes)
+    with np.errstate(all="ignore"):
+        for tap in window_taps(window):
+            valid, index = tap_positions(window, base, out_dims, tap)
+            if valid.any():
+                new = combine(accs, [x[index] for x in operands])
+                accs = [np.where(valid, n, a) for n, a in zip(new, accs)]
+    return _finish(accs, dtypes)
+
+
+def _selected(ctx: Any, operand: np.ndarray, window: Window,
+              out_dims: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per window: whether it holds a real element, and the flat operand index ``select`` picks
+    (the first element, replaced by each later one that ``select(chosen, later)`` rejects)."""
+    comp = ctx.attr("select")
+    has = np.zeros(tuple(out_dims), dtype=bool)
+    chosen = np.zeros(tuple(out_dims), dtype=operand.dtype)
+    where = np.zeros(tuple(out_dims), dtype=np.int64)
+    if operand.size == 0:
+        return has, where
+    with np.errstate(all="ignore"):
+        for tap in window_taps(window):
+            valid, index = tap_positions(window, operand.shape, out_dims, tap)
+            current = operand[index]
+            keep = np.asarray(ctx.call(comp, [chosen, current]), dtype=bool)
+            take = valid & (~has | ~keep)
+            chosen = np.where(take, current, chosen)
+            where = np.where(take, np.ravel_multi_index(index, operand.shape), where)
+            has |= valid
+    return has, where
+
+
+def _occurrence(targets: np.ndarray) -> np.ndarray:
+    """For each entry, how many earlier entries share its value (the scatter round it belongs to)."""
+    order = np.argsort(targets, kind="stable")
+    ranks = np.empty(len(targets), dtype=np.int64)
+    sorted_targets = targets[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_targets)) + 1] if len(targets) else np.zeros(0, np.int64)
+    group_start = np.repeat(starts, np.diff(np.r_[starts, len(targets)]))
+    ranks[order] = np.arange(len(targets)) - group_start
+    return ranks
+
+
+@evaluator("SelectAndScatter")
+def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray) -> np.ndarray:
+    window = window_of(ctx.attrs, operand.ndim)
+    has, where = _selected(ctx, operand, window, source.shape)
+    targets, values = where[has], source[has]
+    combine, acc_dtypes = _combiner(ctx, ctx.attr("scatter"), [operand.dtype])
+    out = _initial([init_value], acc_dtypes, (operand.size,))[0]
+    ranks = _occurrence(targets)
+    with np.errstate(all="ignore"):
+        for r in range(int(ranks.max()) + 1 if len(ranks) else 0):
+            pick = ranks == r
+            t = targets[pick]
+            out[t] = combine([out[t]], [values[pick]])[0]
+    return _finish([out.reshape(operand.shape)], [operand.dtype])
+
+
+@implementation_defined("SelectAndScatter")
+def select_and_scatter_masks(ctx: Any, operand: np.ndarray, source: np.ndarray,
+                             init_value: np.ndarray) -> dict[str, np.ndarray]:
+    """With padding, XLA's CPU backend may visit a window's elements in another order, so of several
+    equal candidates it may select another one: every tied candidate of a padded window is marked."""
+    window = window_of(ctx.attrs, operand.ndim)
+    mask = np.zeros(operand.size, dtype=bool)
+    if operand.size and any(lo or hi for lo, hi in window.padding):
+        has, where = _selected(ctx, operand, window, source.shape)
+        chosen = operand.reshape(-1)[where]
+        for tap in window_taps(window):
+            valid, index = tap_positions(window, operand.shape, source.shape, tap)
+            flat = np.ravel_multi_index(index, operand.shape)
+            tie = valid & has & (operand[index] == chosen) & (flat != where)
+            mask[flat[tie]] = True
+            mask[where[tie]] = True
+    return {"tie_order_with_padding": mask.reshape(operand.shape)}

@@ -1,0 +1,144 @@
+"""Reduce, ReduceWindow and SelectAndScatter: hand-computed values, variadic forms, errors, Pallas."""
+
+import jax
+import numpy as np
+import pytest
+
+import specs
+from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from conformance import cases_for, run_cases
+from conformance.runner import FAILED, PASSED
+
+F32 = PrimitiveType.F32
+BACKENDS = ["reference", "jax"]
+
+
+def _scalar_computation(name, op, etype=F32):
+    sub = XlaBuilder(name)
+    op(ops.Parameter(sub, 0, Shape.scalar_shape(etype), "a"), ops.Parameter(sub, 1, Shape.scalar_shape(etype), "b"))
+    return sub.build()
+
+
+def _params(b, *shapes):
+    return [ops.Parameter(b, i, Shape.array_shape(F32, s), f"p{i}") for i, s in enumerate(shapes)]
+
+
+def _argmax_computation():
+    """The document's f(max, argmax, value, index): (value, index) if value >= max, else (max, argmax)."""
+    sub = XlaBuilder("argmax")
+    m, am, v, i = (ops.Parameter(sub, k, Shape.scalar_shape(F32), n) for k, n in enumerate(["m", "am", "v", "i"]))
+    take = ops.Ge(v, m)
+    ops.Tuple(sub, [ops.Select(take, v, m), ops.Select(take, i, am)])
+    return sub.build()
+
+
+def _sum_and_max_computation():
+    sub = XlaBuilder("sum_and_max")
+    a, b, c, d = (ops.Parameter(sub, k, Shape.scalar_shape(F32), f"p{k}") for k in range(4))
+    ops.Tuple(sub, [ops.Add(a, c), ops.Max(b, d)])
+    return sub.build()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_seed_3d_over_two_dimensions(backend):
+    b = XlaBuilder("r")
+    x, init = _params(b, (4, 2, 3), ())
+    ops.Reduce([x], [init], _scalar_computation("add", ops.Add), [1, 0])
+    data = np.tile(np.array([[1, 2, 3], [4, 5, 6]], np.float32), (4, 1, 1))
+    out = get_backend(backend).execute(b.build(), [data, np.float32(0)])
+    np.testing.assert_array_equal(out[0], np.array([20, 28, 36], np.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_variadic_reduce_max_and_argmax(backend):
+    b = XlaBuilder("argmax")
+    values, indices, m0, i0 = _params(b, (2, 5), (2, 5), (), ())
+    ops.Reduce([values, indices], [m0, i0], _argmax_computation(), [1])
+    comp = b.build()
+    assert comp.root_instruction.shape.is_tuple()
+    v = np.array([[1, 5, 2, 7, 3], [-1, -4, -0.5, -2, -3]], np.float32)
+    idx = np.tile(np.arange(5, dtype=np.float32), (2, 1))
+    out = get_backend(backend).execute(comp, [v, idx, np.float32(-np.inf), np.float32(-1)])
+    np.testing.assert_array_equal(out[0], [7, -0.5])
+    np.testing.assert_array_equal(out[1], [3, 2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_variadic_reduce_window_sum_and_max(backend):
+    b = XlaBuilder("rw2")
+    x, y, s0, m0 = _params(b, (5,), (5,), (), ())
+    ops.ReduceWindow([x, y], [s0, m0], _sum_and_max_computation(), [2], [2], [[0, 1]])
+    data = np.array([1, 2, 3, 4, 5], np.float32)
+    out = get_backend(backend).execute(b.build(), [data, -data, np.float32(0), np.float32(-np.inf)])
+    np.testing.assert_array_equal(out[0], [3, 7, 5])    # windows [1,2], [3,4], [5,pad]
+    np.testing.assert_array_equal(out[1], [-1, -3, -5])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_select_and_scatter_overlapping_windows_accumulate(backend):
+    b = XlaBuilder("sas")
+    operand = ops.Parameter(b, 0, Shape.array_shape(PrimitiveType.S32, (3, 4)), "operand")
+    source = ops.Parameter(b, 1, Shape.array_shape(PrimitiveType.S32, (2, 2)), "source")
+    init = ops.Parameter(b, 2, Shape.scalar_shape(PrimitiveType.S32), "init")
+    s32 = PrimitiveType.S32
+    ops.SelectAndScatter(operand, _scalar_computation("ge", ops.Ge, s32), [2, 3], [1, 1], [[0, 0], [0, 0]],
+                         source, init, _scalar_computation("add", ops.Add, s32))
+    x = np.array([[1, 2, 9, 3], [4, 5, 6, 2], [0, 1, 3, 7]], np.int32)
+    out = get_backend(backend).execute(b.build(), [x, np.array([[2, 6], [3, 1]], np.int32), np.int32(0)])
+    np.testing.assert_array_equal(out[0], [[0, 0, 8, 0], [0, 0, 3, 0], [0, 0, 0, 1]])
+
+
+def _error(fn):
+    with pytest.raises(OpError) as info:
+        fn()
+    return info.value.constraint
+
+
+def test_error_constraints():
+    b = XlaBuilder("errors")
+    x, init = _params(b, (2, 3), ())
+    add = _scalar_computation("add", ops.Add)
+    idx = ops.Parameter(b, 2, Shape.array_shape(PrimitiveType.S32, (2, 3)), "idx")
+    idx0 = ops.Parameter(b, 3, Shape.scalar_shape(PrimitiveType.S32), "idx0")
+    assert _error(lambda: ops.Reduce([x], [init], add, [2])) == "C6"
+    assert _error(lambda: ops.Reduce([x, idx], [init, idx0], add, [1])) == "C1"
+    assert _error(lambda: ops.Reduce([x], [init], _scalar_computation("ge", ops.Ge), [1])) == "C5"
+    assert _error(lambda: ops.ReduceWindow([x], [init], add, [1, 0], [1, 1], [[0, 0], [0, 0]])) == "C7"
+    assert _error(lambda: ops.ReduceWindow([x], [init], add, [1], [1], [[0, 0]])) == "C6"
+    src = ops.Parameter(b, 4, Shape.array_shape(F32, (2, 2)), "src")
+    ge = _scalar_computation("ge", ops.Ge)
+    assert _error(lambda: ops.SelectAndScatter(x, ge, [2, 2], [2, 2], [[0, 0], [0, 0]], src, init, add)) == "C7"
+    assert _error(lambda: ops.SelectAndScatter(x, add, [1, 1], [1, 1], [[0, 0], [0, 0]], x, init, add)) == "C3"
+
+
+@pytest.mark.parametrize("op", ["ReduceWindow", "SelectAndScatter"])
+def test_pallas_backend_golden_and_generated_cases(op):
+    cases = [c for c in cases_for(specs.get(op)) if c.kind != "error"]
+    picked = [c for c in cases if c.kind == "golden"][:6] + [c for c in cases if c.kind == "generated"][::8]
+    results = run_cases(picked, get_backend("pallas"))
+    bad = [f"{r.case.id}: {r.message}" for r in results if r.status == FAILED]
+    assert not bad, "\n".join(bad)
+    assert sum(r.status == PASSED for r in results) >= len(picked) - 1
+
+
+def _pool_computation(op):
+    b = XlaBuilder(op)
+    x = ops.Parameter(b, 0, Shape.array_shape(F32, (8, 128)), "x")
+    zero = ops.Constant(b, np.float32(0))
+    if op == "ReduceWindow":
+        ops.ReduceWindow([x], [zero], _scalar_computation("add", ops.Add), [2, 2], [2, 2], [[0, 0], [0, 0]])
+    else:
+        src = ops.Parameter(b, 1, Shape.array_shape(F32, (4, 64)), "src")
+        ops.SelectAndScatter(x, _scalar_computation("ge", ops.Ge), [2, 2], [2, 2], [[0, 0], [0, 0]], src, zero,
+                             _scalar_computation("add", ops.Add))
+    return b.build()
+
+
+@pytest.mark.parametrize("op", ["ReduceWindow", "SelectAndScatter"])
+def test_builder_computation_lowers_to_a_pallas_kernel(op):
+    fn = get_backend("pallas").lower(_pool_computation(op))
+    args = [jax.ShapeDtypeStruct((8, 128), np.float32)]
+    if op == "SelectAndScatter":
+        args.append(jax.ShapeDtypeStruct((4, 64), np.float32))
+    text = fn.trace(*args).lower(lowering_platforms=("tpu",)).as_text()
+    assert "tpu_custom_call" in text
