@@ -1,0 +1,25 @@
+"""The pytest plugin runs each case as its own test and reports failures with a reproduction."""
+
+import subprocess
+import sys
+
+import specs
+from conformance import cases_for
+
+
+def _pytest(*args):
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin", "--pyargs",
+                           "conformance.suite_test", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_one_test_per_case_on_reference():
+    proc = _pytest("--conformance-backend", "reference", "--conformance-ops", "Add")
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert f"{len(cases_for(specs.get('Add')))} passed" in proc.stdout
+
+
+def test_failures_show_a_reproduction():
+    proc = _pytest("--conformance-backend", "tests.test_builder:DOUBLER", "--conformance-ops", "Abs", "-k", "golden")
+    assert proc.returncode == 1
+    assert "reproduction" in proc.stdout and "ops.Abs(" in proc.stdout
