@@ -44,7 +44,8 @@ def _from_bits(bits: Array, ctx: Any) -> Array:
 
 def _negated_bits(x: Array) -> Array:
     bits, width = _bits(x)
-    return (~bits + np.uint64(1)) & np.uint64((1 << width) - 1)
+    with np.errstate(over="ignore"):  # two's complement negation wraps modulo 2**64 by design
+        return (~bits + np.uint64(1)) & np.uint64((1 << width) - 1)
 
 
 def _highest_set_bit(bits: Array, width: int) -> Array:

@@ -18,6 +18,11 @@ from pallas_kernels.toolkit.windows import (
 def canonical_operands(lhs: jax.Array, rhs: jax.Array, plan: ConvPlan):
     """``[N, H, W, C]`` input and ``[KH, KW, I, O]`` filter (1-D gets ``H = 1``)."""
     x = jnp.transpose(lhs, plan.lhs_permutation)
+    if plan.batch_groups > 1:  # [g*N' + n, ..., c] -> [n, ..., g*C + c]
+        groups = plan.batch_groups
+        x = x.reshape(groups, x.shape[0] // groups, *x.shape[1:])
+        x = jnp.moveaxis(x, 0, -2)
+        x = x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
     w = jnp.transpose(rhs, plan.rhs_permutation)
     if plan.spatial_rank == 1:
         x, w = x[:, None], w[None]

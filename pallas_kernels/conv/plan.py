@@ -60,6 +60,9 @@ class ConvPlan:
     input_dtype: np.dtype
     out_dtype: np.dtype
     precision: PrecisionPair
+    batch_groups: int = 1
+    """``batch_group_count``: the canonical input's batch splits into this many groups that
+    become feature groups (``[g*N' + n, ..., c]`` -> ``[n, ..., g*C + c]``), as XLA defines it."""
 
     @property
     def padded_spatial(self) -> tuple[int, int]:
@@ -153,7 +156,9 @@ def plan_conv_general_dilated(
     if rank > 2:
         return _fallback(f"{rank}-D convolutions are not supported (kernel covers 1-D and 2-D)")
     if batch_group_count != 1:
-        return _fallback("batch_group_count > 1 (filter-gradient convolutions) is not supported")
+        return _plan_batch_groups(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                  dimension_numbers, feature_group_count, int(batch_group_count),
+                                  precision, preferred_element_type)
     dtypes = _check_dtypes(lhs, rhs, preferred_element_type)
     if isinstance(dtypes, str):
         return _fallback(dtypes)
@@ -223,6 +228,38 @@ def plan_conv_general_dilated(
         return _fallback("the halo'd input window and filter blocks do not fit in TPU "
                          f"VMEM ({plan.in_channels} channels, {plan.window} window)")
     return KernelDecision.kernel(OP_NAME, plan)
+
+
+def _plan_batch_groups(lhs: Any, rhs: Any, window_strides: Any, padding: Any, lhs_dilation: Any,
+                       rhs_dilation: Any, dimension_numbers: Any, feature_group_count: int,
+                       batch_group_count: int, precision: Any, preferred_element_type: Any
+                       ) -> KernelDecision:
+    """``batch_group_count = B`` as feature groups: the input's batch splits into B groups of
+    ``N/B``, group g becoming input-feature group g; output feature group g uses batch group g,
+    exactly XLA's batch-group semantics. Plans the rewritten call and records the rewrite."""
+    if feature_group_count != 1:
+        return _fallback("invalid call: feature_group_count and batch_group_count cannot both be > 1")
+    lhs_shape, rhs_shape = tuple(np.shape(lhs)), tuple(np.shape(rhs))
+    try:
+        numbers = jax.lax.conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    except (TypeError, ValueError) as error:
+        return _fallback(f"invalid call: dimension_numbers: {error}")
+    lhs_spec, rhs_spec, out_spec = (tuple(d) for d in numbers)
+    batch, channels = lhs_shape[lhs_spec[0]], lhs_shape[lhs_spec[1]]
+    groups = batch_group_count
+    if groups < 1 or batch % groups or rhs_shape[rhs_spec[0]] % groups:
+        return _fallback("invalid call: batch_group_count must divide the batch and the output features")
+    rank = len(lhs_shape) - 2
+    canonical = (batch // groups, *(lhs_shape[d] for d in lhs_spec[2:]), groups * channels)
+    canonical_numbers = jax.lax.ConvDimensionNumbers((0, rank + 1, *range(1, rank + 1)), rhs_spec, out_spec)
+    inner = plan_conv_general_dilated(
+        jax.ShapeDtypeStruct(canonical, np.dtype(lhs.dtype)), rhs, window_strides, padding, lhs_dilation,
+        rhs_dilation, canonical_numbers, groups, 1, precision, preferred_element_type)
+    if not inner.uses_kernel:
+        return _fallback(f"batch_group_count {groups} as feature groups: {inner.reason}")
+    original_order = (lhs_spec[0], *lhs_spec[2:], lhs_spec[1])
+    return KernelDecision.kernel(OP_NAME, dataclasses.replace(
+        inner.plan, lhs_permutation=original_order, batch_groups=groups))
 
 
 def _fits_tpu_vmem(plan: ConvPlan) -> bool:

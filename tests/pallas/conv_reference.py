@@ -36,6 +36,7 @@ def reference_conv(
     rhs_dilation: Sequence[int] | None = None,
     dimension_numbers: Sequence[str] | None = None,
     feature_group_count: int = 1,
+    batch_group_count: int = 1,
 ) -> np.ndarray:
     x, w = to_float64(lhs), to_float64(rhs)
     rank = x.ndim - 2
@@ -63,16 +64,19 @@ def reference_conv(
                    for s, k, d, st in zip(x.shape[2:], window, rhs_dilation, window_strides)]
     groups = feature_group_count
     in_per_group, out_per_group = x.shape[1] // groups, w.shape[0] // groups
-    out = np.zeros((x.shape[0], w.shape[0], *out_spatial))
+    # Batch groups: output feature block b (of O / batch_group_count features) sees only the
+    # b-th block of N / batch_group_count input batch elements; the output batch is that size.
+    batches = batch_group_count
+    batch_per_group, out_per_batch_group = x.shape[0] // batches, w.shape[0] // batches
+    out = np.zeros((batch_per_group, w.shape[0], *out_spatial))
     for tap in itertools.product(*(range(k) for k in window)):
         patch = x[(slice(None), slice(None)) + tuple(
             slice(t * d, t * d + (o - 1) * st + 1, st)
             for t, d, o, st in zip(tap, rhs_dilation, out_spatial, window_strides))]
-        for g in range(groups):
-            xs = patch[:, g * in_per_group:(g + 1) * in_per_group]
-            ws = w[g * out_per_group:(g + 1) * out_per_group, :, *tap]
-            out[:, g * out_per_group:(g + 1) * out_per_group] += np.einsum(
-                "nc...,oc->no...", xs, ws)
+        for o in range(w.shape[0]):
+            g, b = o // out_per_group, o // out_per_batch_group
+            xs = patch[b * batch_per_group:(b + 1) * batch_per_group, g * in_per_group:(g + 1) * in_per_group]
+            out[:, o] += np.einsum("nc...,c->n...", xs, w[o, :, *tap])
     canonical = ("N", "C", *spatial)
     return np.transpose(out, [canonical.index(c) for c in out_spec])
 

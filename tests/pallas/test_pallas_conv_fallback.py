@@ -47,11 +47,11 @@ def test_three_d_convolution_falls_back_correctly():
     assert_close_to_reference(out, expected, jnp.float32)
 
 
-def test_batch_group_count_falls_back():
-    x = jax.ShapeDtypeStruct((4, 6, 6, 3), jnp.float32)
-    w = jax.ShapeDtypeStruct((3, 3, 3, 4), jnp.float32)
-    decision = _explain(x, w, dimension_numbers=NHWC, batch_group_count=2)
-    assert not decision.uses_kernel and "batch_group_count" in decision.reason
+def test_batch_group_count_with_feature_groups_falls_back():
+    x = jax.ShapeDtypeStruct((4, 6, 6, 4), jnp.float32)
+    w = jax.ShapeDtypeStruct((3, 3, 2, 4), jnp.float32)
+    decision = _explain(x, w, dimension_numbers=NHWC, batch_group_count=2, feature_group_count=2)
+    assert not decision.uses_kernel and "cannot both be > 1" in decision.reason
 
 
 def test_dot_algorithm_precision_falls_back_correctly():

@@ -77,6 +77,22 @@ def test_default_nchw_layout_and_mixed_dimension_numbers():
     assert_close_to_reference(out2, expected, jnp.float32)
 
 
+@pytest.mark.parametrize("numbers, x_shape, w_shape, groups", [
+    (("NHWC", "HWIO", "NHWC"), (4, 6, 5, 3), (3, 3, 3, 4), 2),
+    (("NCHW", "OIHW", "NCHW"), (6, 2, 5, 5), (6, 2, 2, 2), 3),   # filter-gradient style
+    (("NHWC", "HWIO", "NHWC"), (4, 5, 5, 1), (3, 3, 1, 2), 2),   # one channel per group: the depthwise kernel
+])
+def test_batch_group_count(numbers, x_shape, w_shape, groups):
+    x, w = numpy_random(11, x_shape, jnp.float32), numpy_random(12, w_shape, jnp.float32)
+    assert explain("conv_general_dilated", x, w, (1, 1), ((1, 0), (0, 1)), dimension_numbers=numbers,
+                   batch_group_count=groups).uses_kernel
+    out = conv_general_dilated(x, w, (1, 1), ((1, 0), (0, 1)), dimension_numbers=numbers,
+                               batch_group_count=groups, precision="highest")
+    expected = reference_conv(x, w, (1, 1), ((1, 0), (0, 1)), dimension_numbers=numbers,
+                              batch_group_count=groups)
+    assert_close_to_reference(out, expected, jnp.float32)
+
+
 def test_one_d_convolution():
     x = numpy_random(9, (2, 17, 5), jnp.float32)
     w = numpy_random(10, (4, 5, 6), jnp.float32)
