@@ -187,11 +187,6 @@ def parse_literal(node: Any) -> Any:
     return arr
 
 
-def literal_shape(value: Any) -> Shape:
-    from backend.shape import shape_from_pyval
-    return shape_from_pyval(value)
-
-
 # -- the model --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ArgSpec:
