@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+import specs
 from backend import ops
 from backend.builder import XlaBuilder, XlaComputation
 from backend.shape import Shape, shape_from_pyval
@@ -55,7 +56,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
     case's operands, for Call-like ops), or ``scalars`` (the default: one scalar per operand of
     ``op``, of the first operand's element type, for reducer-like ops).
     """
-    from specs.loader import get, parse_shape
+    from specs.loader import parse_shape
 
     op = desc["op"]
     params = desc.get("params", "scalars")
@@ -63,7 +64,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
         shapes = list(operand_shapes)
     elif params == "scalars":
         etype = operand_shapes[0].element_type()
-        shapes = [Shape.scalar_shape(etype)] * len(get(op).operand_args)
+        shapes = [Shape.scalar_shape(etype)] * len(specs.get(op).operand_args)
     else:
         shapes = [parse_shape(p) for p in params]
     sub = XlaBuilder(f"{op.lower()}_computation")
@@ -78,7 +79,7 @@ def reproduction(case: Any, backend: str) -> str:
     call_args = []
     arg_values = []
     n = 0
-    spec_args = {a.name: a.kind for a in __import__("specs").get(case.op).args}
+    spec_args = {a.name: a.kind for a in specs.get(case.op).args}
     call_args += [f"{n}=b" for n, kind in spec_args.items() if kind == "builder"]
     for name, value in case.inputs.items():
         if spec_args.get(name) == "builder":

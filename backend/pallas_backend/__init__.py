@@ -30,9 +30,9 @@ class OverlayTable:
         return name in self.top or name in self.base
 
 
-def PallasBackend() -> Any:  # noqa: N802 (a factory standing in for the class)
-    """The ``pallas`` backend (on the CPU its kernels run in Pallas interpret mode)."""
-    from backend.jax_backend import LOWERINGS
-    from backend.jax_backend.executor import JaxBackend
-
-    return JaxBackend(table=OverlayTable(PALLAS_LOWERINGS, LOWERINGS), name="pallas")  # type: ignore[arg-type]
+def __getattr__(name: str) -> Any:
+    # PallasBackend imports jax and the executor: defer that until someone asks for it.
+    if name == "PallasBackend":
+        from backend.pallas_backend.executor import PallasBackend
+        return PallasBackend
+    raise AttributeError(name)

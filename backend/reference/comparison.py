@@ -16,7 +16,7 @@ from backend import etypes
 from backend.api_types import ComparisonDirection, ComparisonType
 from backend.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import subnormal_mask
+from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
 
 D = ComparisonDirection
@@ -30,18 +30,6 @@ _UNSIGNED_FLOATS = (PrimitiveType.F8E8M0FNU,)
 FNUZ_TYPES = (PrimitiveType.F8E4M3FNUZ, PrimitiveType.F8E5M2FNUZ, PrimitiveType.F8E4M3B11FNUZ)
 
 
-def widen(x: np.ndarray) -> np.ndarray:
-    """A value-preserving wide copy: f64, c128, int64, uint64 or bool."""
-    et = etypes.dtype_to_etype(x.dtype)
-    if etypes.is_complex(et):
-        return x.astype(np.complex128)
-    if etypes.is_float(et):
-        return x.astype(np.float64)
-    if etypes.is_signed_int(et):
-        return x.astype(np.int64)
-    if etypes.is_unsigned_int(et):
-        return x.astype(np.uint64)
-    return x.astype(np.bool_)
 
 
 def total_order_key(x: np.ndarray) -> np.ndarray:

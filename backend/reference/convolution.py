@@ -18,6 +18,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
+from backend.reference.elementwise import widen
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -28,13 +29,9 @@ from backend.rules.convolution import (
 
 
 def _widen(x: np.ndarray, as_float: bool = False) -> np.ndarray:
-    """Floats to float64, complex to complex128, integers to 64 bits (or float64 with ``as_float``)."""
-    et = etypes.dtype_to_etype(x.dtype)
-    if etypes.is_complex(et):
-        return x.astype(np.complex128)
-    if etypes.is_float(et) or as_float:
-        return x.astype(np.float64)
-    return x.astype(np.uint64 if etypes.is_unsigned_int(et) else np.int64)
+    """``widen``, with integers as float64 when ``as_float``."""
+    wide = widen(x)
+    return wide.astype(np.float64) if as_float and wide.dtype.kind in "iub" else wide
 
 
 def _dilate_and_pad(x: np.ndarray, args: ConvArguments) -> np.ndarray:

@@ -15,6 +15,20 @@ import numpy as np
 from backend import etypes
 
 
+def widen(x: np.ndarray) -> np.ndarray:
+    """A value-preserving wide copy: f64, c128, int64, uint64 (PRED stays bool)."""
+    et = etypes.dtype_to_etype(x.dtype)
+    if etypes.is_complex(et):
+        return x.astype(np.complex128)
+    if etypes.is_float(et):
+        return x.astype(np.float64)
+    if etypes.is_signed_int(et):
+        return x.astype(np.int64)
+    if etypes.is_unsigned_int(et):
+        return x.astype(np.uint64)
+    return x.astype(np.bool_)
+
+
 def in_wide_precision(fn: Callable[..., Any], ctx: Any, *xs: np.ndarray) -> np.ndarray:
     """Apply ``fn`` with floats widened to f64 / c128, then round to the result type."""
     out_dtype = ctx.shape.numpy_dtype()

@@ -7,19 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
 from backend.api_types import DotDimensionNumbers
 from backend.reference import evaluator
+from backend.reference.elementwise import widen
 from backend.rules.linear_algebra import dot_dimension_numbers
-
-
-def _wide(x: np.ndarray) -> np.ndarray:
-    et = etypes.dtype_to_etype(x.dtype)
-    if etypes.is_complex(et):
-        return x.astype(np.complex128)
-    if etypes.is_float(et):
-        return x.astype(np.float64)
-    return x.astype(np.uint64 if etypes.is_unsigned_int(et) else np.int64)
 
 
 def dot_general_einsum(lhs: np.ndarray, rhs: np.ndarray, dn: DotDimensionNumbers, out_dtype: np.dtype) -> np.ndarray:
@@ -32,7 +23,7 @@ def dot_general_einsum(lhs: np.ndarray, rhs: np.ndarray, dn: DotDimensionNumbers
     out = [lhs_sub[d] for d in dn.lhs_batch_dimensions]
     out += [s for d, s in enumerate(lhs_sub) if d not in dn.lhs_contracting_dimensions + dn.lhs_batch_dimensions]
     out += [s for d, s in enumerate(rhs_sub) if d not in dn.rhs_contracting_dimensions + dn.rhs_batch_dimensions]
-    a, b = _wide(lhs), _wide(rhs)
+    a, b = widen(lhs), widen(rhs)
     if a.dtype != b.dtype:
         common = np.promote_types(a.dtype, b.dtype)
         a, b = a.astype(common), b.astype(common)
