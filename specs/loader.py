@@ -21,13 +21,26 @@ from backend import etypes
 from backend.errors import SpecError
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
+from specs import cache as spec_cache
 
 OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
 FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
             "reduction", "linear_algebra", "control_flow", "collective", "internal")
-_MISSING = object()
+
+
+class _Missing:
+    """The default of a required argument (picklable: it unpickles as the same object)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+    def __reduce__(self) -> str:
+        return "_MISSING"
+
+
+_MISSING = _Missing()
 
 
 # -- YAML with line numbers -------------------------------------------------------------------
@@ -38,8 +51,8 @@ class _Map(dict):
     lines: dict[str, int]
 
 
-class _LineLoader(yaml.SafeLoader):
-    pass
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (libyaml's when available), building :class:`_Map`s."""
 
 
 def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
@@ -474,9 +487,14 @@ def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
 
 @functools.cache
 def load_all() -> dict[str, OpSpec]:
-    """Every spec under specs/ops, keyed by op name."""
+    """Every spec under specs/ops, keyed by op name (from the parsed-spec cache when it is current)."""
+    paths = sorted(OPS_DIR.glob("*.yaml"))
+    return spec_cache.cached("specs", spec_cache.content_key(paths), lambda: _load_paths(paths))
+
+
+def _load_paths(paths: list[Path]) -> dict[str, OpSpec]:
     out: dict[str, OpSpec] = {}
-    for path in sorted(OPS_DIR.glob("*.yaml")):
+    for path in paths:
         spec = load_file(path)
         if spec.name in out:
             raise SpecError(f"{path.name}: op '{spec.name}' is also defined in {out[spec.name].path.name}")
