@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backend.backends import check_arguments, flatten_result
+from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
 from backend.builder import XlaComputation
 from backend.interpreter import GraphWalker
 from backend.reference import EVALUATORS
@@ -18,12 +18,13 @@ class ReferenceBackend:
         self._walker = GraphWalker(self.name, EVALUATORS)
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for inst in computation.instructions:
+        for inst in check_computation(computation).instructions:
             if inst.opcode not in EVALUATORS:
                 return f"{inst.opcode} has no reference evaluator"
         return None
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
         args = check_arguments(computation, arguments)
+        check_replicas(computation, replicas)
         result = self._walker.run(computation, args)
         return flatten_result(result, computation.root_instruction.shape)
