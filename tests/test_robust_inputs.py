@@ -141,3 +141,29 @@ def test_execute_accepts_array_likes(backend_name):
     backend, computation = get_backend(backend_name), _add_computation()
     out = backend.execute(computation, (np.array([1, 2], np.float32), np.asarray([0.5, 0.5], np.float32)))
     assert out[0].dtype == np.float32 and out[0].tolist() == [1.5, 2.5]
+
+
+OPERAND_JUNK = [None, 1, 2.5, "x", [None], [1, 2], np.array([1.0]), object(), XlaBuilder("other")]
+OPERAND_CASES = [(spec, ex, a.name) for spec, ex in BASES for a in spec.args if a.kind in ("operand", "operands")]
+
+
+@pytest.mark.parametrize(("spec", "example", "arg_name"), OPERAND_CASES,
+                         ids=[f"{s.name}-{a}" for s, _, a in OPERAND_CASES])
+def test_malformed_operand_is_an_op_error(spec, example, arg_name):
+    values = OPERAND_JUNK + ([[]] if spec.arg(arg_name).kind == "operands" else [])
+    kwargs = {a.name: None for a in spec.args if a.kind in ("operand", "operands")}
+    problems = []
+    for value in values:
+        try:
+            b = XlaBuilder("junk")
+            args = {name: ops.Constant(b, np.float32(1)) if name != arg_name else value for name in kwargs}
+            if spec.arg(arg_name).kind == "operands" or any(spec.arg(n).kind == "operands" for n in kwargs):
+                args = {n: (v if n == arg_name or spec.arg(n).kind == "operand" else [v]) for n, v in args.items()}
+            builder_args = {a.name: b for a in spec.args if a.kind == "builder"}
+            getattr(ops, spec.name)(**builder_args, **args, **example.attrs)
+        except OpError as e:
+            if e.op != spec.name or e.arg is None:
+                problems.append(f"{spec.name}({arg_name}={value!r}): {e}")
+        except Exception as e:  # noqa: BLE001 - the point of the test
+            problems.append(f"{spec.name}({arg_name}={value!r}) raised {type(e).__name__}: {e}")
+    assert not problems, "\n".join(problems)
