@@ -18,7 +18,8 @@ class ReferenceBackend:
         self._walker = GraphWalker(self.name, EVALUATORS)
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for inst in check_computation(computation).instructions:
+        check_computation(computation)
+        for inst in (i for comp in (computation, *computation.subcomputations()) for i in comp.instructions):
             if inst.opcode not in EVALUATORS:
                 return f"{inst.opcode} has no reference evaluator"
         return None

@@ -26,6 +26,7 @@ from backend import (
     ResultAccuracyMode,
     ScatterDimensionNumbers,
     Shape,
+    UnsupportedError,
     XlaBuilder,
     get_backend,
     ops,
@@ -167,3 +168,25 @@ def test_malformed_operand_is_an_op_error(spec, example, arg_name):
         except Exception as e:  # noqa: BLE001 - the point of the test
             problems.append(f"{spec.name}({arg_name}={value!r}) raised {type(e).__name__}: {e}")
     assert not problems, "\n".join(problems)
+
+
+def _cbrt(etype, builder_name="cbrt"):
+    b = XlaBuilder(builder_name)
+    ops.Cbrt(ops.Parameter(b, 0, Shape.array_shape(etype, [2])))
+    return b.build()
+
+
+@pytest.mark.parametrize("backend_name", ["jax", "pallas"])
+def test_jax_refuses_up_front_what_it_cannot_run(backend_name):
+    backend = get_backend(backend_name)
+    comp = _cbrt(PrimitiveType.C64)
+    assert "complex" in backend.supports(comp)
+    with pytest.raises(UnsupportedError, match="complex kernel"):
+        backend.execute(comp, [np.array([8, -8], np.complex64)])
+    # the same limitation inside a sub-computation
+    b = XlaBuilder("call")
+    ops.Call(_cbrt(PrimitiveType.C64, "inner"), [ops.Parameter(b, 0, Shape.array_shape(PrimitiveType.C64, [2]))])
+    assert "complex" in backend.supports(b.build())
+    # and real operands run
+    assert backend.supports(_cbrt(PrimitiveType.F32)) is None
+    assert backend.execute(_cbrt(PrimitiveType.F32), [np.array([8, -27], np.float32)])[0].tolist() == [2.0, -3.0]

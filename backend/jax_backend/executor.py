@@ -19,7 +19,7 @@ from backend.builder import XlaComputation
 from backend.errors import OpError, UnsupportedError
 from backend.etypes import PrimitiveType
 from backend.interpreter import GraphWalker
-from backend.jax_backend import LOWERINGS
+from backend.jax_backend import LIMITATIONS, LOWERINGS
 from backend.registry import Registry
 from backend.shape import Shape
 
@@ -36,8 +36,10 @@ def _leaf_shapes(shape: Shape) -> list[Shape]:
 class JaxBackend:
     name = "jax"
 
-    def __init__(self, table: Registry = LOWERINGS, device: Any = None, name: str = "jax") -> None:
+    def __init__(self, table: Registry = LOWERINGS, device: Any = None, name: str = "jax",
+                 limitations: Registry = LIMITATIONS) -> None:
         self.name = name
+        self._limitations = limitations
         self._walker = GraphWalker(name, table)
         self._table = table
         self._device = device
@@ -48,13 +50,18 @@ class JaxBackend:
         return (self._device or jax.devices()[0]).platform
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for inst in check_computation(computation).instructions:
+        check_computation(computation)
+        for inst in (i for comp in (computation, *computation.subcomputations()) for i in comp.instructions):
             if inst.opcode not in self._table:
                 return f"{inst.opcode} has no jax lowering"
             for shape in _leaf_shapes(inst.shape):
                 if shape.element_type() in UNSUPPORTED_TYPES:
                     return (f"{inst.opcode}: jax cannot hold {etypes.short_name(shape.element_type())} arrays "
                             "(it stores them as pred)")
+            limit = self._limitations.get(inst.opcode)
+            reason = limit(inst) if limit is not None else None
+            if reason is not None:
+                return f"{inst.opcode}: {reason}"
         return None
 
     def _prepared(self, computation: XlaComputation) -> _Prepared:
