@@ -1,7 +1,10 @@
 """jax lowerings of Slice, SliceInDim, DynamicSlice and DynamicUpdateSlice.
 
-The dynamic ops pass their start indices to XLA untouched (``allow_negative_indices=False``:
-jax would otherwise wrap negative indices Python-style), so XLA clamps them as documented.
+The dynamic ops clamp their start indices themselves, in each index's own type, before handing
+them to XLA (with ``allow_negative_indices=False``: jax would otherwise wrap negative indices
+Python-style). XLA clamps too, but its constant folder reads a u64 start index >= 2^63 as
+negative and clamps it to 0 where compiled code clamps it to the top: with indices already in
+[0, dim - size], constant and parameter inputs agree.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
 from jax import lax
 
 from backend.jax_backend import lowering
@@ -26,15 +31,24 @@ def slice_in_dim(ctx: Any, operand: Any) -> Any:
                             ctx.attr("dimno"))
 
 
-def _indices(start_indices: Sequence[Any]) -> list[Any]:
-    return [jnp.asarray(i) for i in start_indices]
+def _clamped(start_indices: Sequence[Any], operand_dims: Sequence[int], sizes: Sequence[int]) -> list[Any]:
+    """clamp(start_indices[d], 0, operand.dims[d] - sizes[d]) in the index's own type."""
+    out = []
+    for index, dim, size in zip(start_indices, operand_dims, sizes):
+        index = jnp.asarray(index)
+        high = min(dim - size, int(ml_dtypes.iinfo(index.dtype).max))
+        out.append(lax.clamp(np.array(0, index.dtype), index, np.array(high, index.dtype)))
+    return out
 
 
 @lowering("DynamicSlice")
 def dynamic_slice(ctx: Any, operand: Any, start_indices: Sequence[Any]) -> Any:
-    return lax.dynamic_slice(operand, _indices(start_indices), ctx.attr("slice_sizes"), allow_negative_indices=False)
+    sizes = ctx.attr("slice_sizes")
+    return lax.dynamic_slice(operand, _clamped(start_indices, operand.shape, sizes), sizes,
+                             allow_negative_indices=False)
 
 
 @lowering("DynamicUpdateSlice")
 def dynamic_update_slice(ctx: Any, operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
-    return lax.dynamic_update_slice(operand, update, _indices(start_indices), allow_negative_indices=False)
+    return lax.dynamic_update_slice(operand, update, _clamped(start_indices, operand.shape, update.shape),
+                                    allow_negative_indices=False)
