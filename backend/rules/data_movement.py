@@ -82,9 +82,11 @@ def collapse(ctx: OpContext) -> Shape:
                        "{1, 2}, not {1, 0} or {0, 2})", "dimensions", dimensions=list(dims))
     if len(dims) <= 1:  # nothing to merge: XLA returns the operand
         return operand
-    sizes = operand.dimensions()
-    merged = _element_count(sizes[dims[0]:dims[-1] + 1])
-    return Shape.array_shape(operand.element_type(), sizes[:dims[0]] + (merged,) + sizes[dims[-1] + 1:])
+    sizes, dynamic = operand.dimensions(), operand.dynamic_dimensions()
+    first, last = dims[0], dims[-1] + 1
+    merged = _element_count(sizes[first:last])
+    return Shape.array_shape(operand.element_type(), sizes[:first] + (merged,) + sizes[last:],
+                             dynamic_dimensions=dynamic[:first] + (any(dynamic[first:last]),) + dynamic[last:])
 
 
 def transposed_layout(operand: Shape, permutation: Sequence[int]) -> Layout:
@@ -108,7 +110,8 @@ def transpose(ctx: OpContext) -> Shape:
         raise ctx.fail("C2", f"permutation {list(perm)} must be a permutation of 0..{operand.rank() - 1}",
                        "permutation", permutation=list(perm))
     dims = tuple(operand.dimensions()[d] for d in perm)
-    return Shape.array_shape(operand.element_type(), dims, transposed_layout(operand, perm))
+    dynamic = tuple(operand.dynamic_dimensions()[d] for d in perm)
+    return Shape.array_shape(operand.element_type(), dims, transposed_layout(operand, perm), dynamic)
 
 
 @shape_rule("Rev")
@@ -143,7 +146,8 @@ def concat_in_dim(ctx: OpContext) -> Shape:
                                operands=[str(s) for s in shapes], dimension=dim)
     dims = list(first.dimensions())
     dims[dim] = sum(s.dimensions()[dim] for s in shapes)
-    return Shape.array_shape(first.element_type(), dims)
+    dynamic = [any(s.dynamic_dimensions()[d] for s in shapes) for d in range(first.rank())]
+    return Shape.array_shape(first.element_type(), dims, dynamic_dimensions=dynamic)
 
 
 def padded_size(size: int, low: int, high: int, interior: int) -> int:
@@ -171,4 +175,4 @@ def pad(ctx: OpContext) -> Shape:
             raise ctx.fail("C3", f"dimension {d} would have negative size {size} (operand {operand}, padding "
                            f"{list(triples[d])})", "padding_config", padding_config=[list(t) for t in triples],
                            dimension=d)
-    return Shape.array_shape(operand.element_type(), dims)
+    return Shape.array_shape(operand.element_type(), dims, dynamic_dimensions=operand.dynamic_dimensions())
