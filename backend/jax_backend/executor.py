@@ -51,13 +51,16 @@ class JaxBackend:
 
     def supports(self, computation: XlaComputation) -> str | None:
         check_computation(computation)
-        for inst in (i for comp in (computation, *computation.subcomputations()) for i in comp.instructions):
+        for inst in (i for comp in (*computation.subcomputations(), computation) for i in comp.instructions):
             if inst.opcode not in self._table:
                 return f"{inst.opcode} has no jax lowering"
             for shape in _leaf_shapes(inst.shape):
                 if shape.element_type() in UNSUPPORTED_TYPES:
                     return (f"{inst.opcode}: jax cannot hold {etypes.short_name(shape.element_type())} arrays "
                             "(it stores them as pred)")
+                if not shape.is_static():
+                    return (f"{inst.opcode}: its result {shape} has a bounded-dynamic dimension, and jax.lax "
+                            "arrays have static sizes (run it on the reference backend)")
             limit = self._limitations.get(inst.opcode)
             reason = limit(inst) if limit is not None else None
             if reason is not None:
