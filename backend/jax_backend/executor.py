@@ -59,7 +59,7 @@ class JaxBackend:
 
     def supports(self, computation: XlaComputation) -> str | None:
         check_computation(computation)
-        for inst in (i for comp in (*computation.subcomputations(), computation) for i in comp.instructions):
+        for comp, inst in ((c, i) for c in (*computation.subcomputations(), computation) for i in c.instructions):
             if inst.opcode not in self._table:
                 return f"{inst.opcode} has no jax lowering"
             for shape in _leaf_shapes(inst.shape):
@@ -70,7 +70,7 @@ class JaxBackend:
                     return (f"{inst.opcode}: its result {shape} has a bounded-dynamic dimension, and jax.lax "
                             "arrays have static sizes (run it on the reference backend)")
             limit = self._limitations.get(inst.opcode)
-            reason = limit(inst) if limit is not None else None
+            reason = limit(inst, [comp.instruction(o).shape for o in inst.operands]) if limit is not None else None
             if reason is not None:
                 return f"{inst.opcode}: {reason}"
         return None

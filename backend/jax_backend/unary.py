@@ -80,8 +80,16 @@ def imag(ctx: Any, operand: Any) -> Any:
 
 
 @limitation("Cbrt")
-def _cbrt_limit(inst: Any) -> str | None:
-    # StableHLO's cbrt takes complex operands too; jax.lax.cbrt (and XLA's CPU and GPU emitters) do not.
+def _cbrt_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    # StableHLO's cbrt takes complex operands too; jax.lax.cbrt does not.
     if etypes.is_complex(inst.shape.element_type()):
         return "jax.lax.cbrt has no complex kernel (it accepts real floating-point operands only)"
+    return None
+
+
+@limitation("Abs")
+def _abs_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    et = inst.shape.element_type()
+    if etypes.is_signed_int(et) and etypes.bit_width(et) < 8:
+        return f"jax.lax.abs does not accept {etypes.short_name(et)} (narrow integers are platform-dependent in jax)"
     return None
