@@ -85,12 +85,12 @@ def edges_for(spec: Any) -> list[Edge]:
 
 # -- helpers over a case -----------------------------------------------------------------------
 def _arrays(case: Case, names: Iterable[str] | None = None) -> list[np.ndarray]:
-    out = []
-    for name, value in case.inputs.items():
-        if names is not None and name not in names:
-            continue
-        out.extend(np.asarray(v) for v in (value if isinstance(value, list) else [value]))
-    return out
+    def flat(value: Any) -> list[np.ndarray]:  # variadic lists and tuple literals hold several arrays
+        if isinstance(value, (list, tuple)):
+            return [a for v in value for a in flat(v)]
+        return [np.asarray(value)]
+
+    return [a for name, value in case.inputs.items() if names is None or name in names for a in flat(value)]
 
 
 def _attr(spec: Any, case: Case, name: str) -> Any:
@@ -286,7 +286,11 @@ def _overflowing_products(spec: Any, case: Case) -> bool:
     return product > float(ml_dtypes.finfo(real).max)
 
 
-@edge("negative_padding", "a negative padding (elements removed)", ops=CONV_OPS[1:])
+def _explicit_padding(spec: Any) -> bool:
+    return any(a.name == "padding" and a.type == "int_pairs" for a in spec.args)
+
+
+@edge("negative_padding", "a negative padding (elements removed)", ops=CONV_OPS, applies=_explicit_padding)
 def _negative_padding(spec: Any, case: Case) -> bool:
     padding = _attr(spec, case, "padding")
     return isinstance(padding, tuple) and any(lo < 0 or hi < 0 for lo, hi in padding)
