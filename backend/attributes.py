@@ -46,6 +46,11 @@ def _int_list(v: Any) -> tuple[int, ...]:
     return tuple(_int(x) for x in v)
 
 
+def _int_list_or_none(v: Any) -> tuple[int, ...]:
+    """A sequence of integers; ``None`` (xla_client's default for ``broadcast_dimensions``) is the empty one."""
+    return () if v is None else _int_list(v)
+
+
 def _bool_list(v: Any) -> tuple[bool, ...]:
     return tuple(_bool(x) for x in _seq(v))
 
@@ -290,6 +295,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "float": _float,
     "str": _str,
     "int_list": _int_list,
+    "int_list_or_none": _int_list_or_none,
     "int_pairs": _int_pairs,
     "bool_list": _bool_list,
     "element_type": element_type,

@@ -8,10 +8,10 @@ op's shape rule, insert implicit broadcasts, add the instruction.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from backend import attributes, broadcasting, etypes
+from backend import attributes, broadcasting, call_forms, etypes
 from backend.builder import XlaBuilder, XlaOp
 from backend.errors import OpError
 from backend.rules import SHAPE_RULES, OpContext
@@ -38,8 +38,8 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
     return bound
 
 
-def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
-    builder = None
+def _find_builder(spec: Any, bound: dict[str, Any], extra_builders: Sequence[XlaBuilder] = ()) -> XlaBuilder:
+    builder = extra_builders[0] if extra_builders else None
     for a in spec.args:
         value = bound[a.name]
         if a.kind == "builder":
@@ -91,9 +91,7 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
             seen.setdefault(a.element, (label, et))
 
 
-def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
-    bound = _bind(spec, args, kwargs)
-    builder = _find_builder(spec, bound)
+def _normalize_attributes(spec: Any, bound: dict[str, Any], progress: list[int] | None = None) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     for a in spec.args:
         if a.kind in ("attribute", "computation"):
@@ -101,6 +99,48 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
                 attrs[a.name] = attributes.normalize(a.type or "computation", bound[a.name])
             except (TypeError, ValueError) as e:
                 raise OpError(spec.name, a.constraint or "arg-type", str(e), a.name, {a.name: bound[a.name]}) from None
+            if progress is not None:
+                progress[0] += 1
+    return attrs
+
+
+def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
+    """Build ``spec``'s op from a call in the spec's own signature."""
+    bound = _bind(spec, args, kwargs)
+    builder = _find_builder(spec, bound)
+    return _add(spec, bound, builder, _normalize_attributes(spec, bound))
+
+
+def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[Any, ...],
+                      kwargs: dict[str, Any]) -> XlaOp:
+    """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature).
+
+    The first form the call fits (argument count, names and kinds, attribute values) is used. When
+    none fits, the error is the one of the form the call got furthest in (the earlier on a tie), so
+    a call in xla_client's form with one bad value is told about that value in that form's terms."""
+    best: tuple[int, OpError] | None = None
+    for form in forms:
+        progress = [0]
+        try:
+            if form is None:
+                bound, extra = _bind(spec, args, kwargs), []
+            else:
+                bound, extra = call_forms.bind_form(name, form, spec, args, kwargs)
+            progress[0] = 1
+            builder = _find_builder(spec, bound, extra)
+            progress[0] = 2
+            attrs = _normalize_attributes(spec, bound, progress)
+        except OpError as e:
+            if best is None or progress[0] > best[0]:
+                best = (progress[0], e)
+            continue
+        return _add(spec, bound, builder, attrs)
+    assert best is not None
+    raise best[1]
+
+
+def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str, Any]) -> XlaOp:
+    """Check element types, run the shape rule, insert implicit broadcasts, add the instruction."""
     shapes: dict[str, Any] = {}
     for a in spec.operand_args:
         value = bound[a.name]
@@ -135,21 +175,38 @@ def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, b
                                    {"out_dim_size": result.dimensions(), "broadcast_dimensions": placement}, target)
 
 
-def _make(spec: Any) -> Callable[..., XlaOp]:
-    def op_function(*args: Any, **kwargs: Any) -> XlaOp:
-        return build_op(spec, args, kwargs)
+def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
+    """The function ``name``: the spec's own signature (``None`` in ``forms``) and/or its other forms."""
+    if forms == (None,):
+        def op_function(*args: Any, **kwargs: Any) -> XlaOp:
+            return build_op(spec, args, kwargs)
+    else:
+        def op_function(*args: Any, **kwargs: Any) -> XlaOp:
+            return build_op_in_forms(spec, forms, name, args, kwargs)
 
-    params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
-    op_function.__name__ = op_function.__qualname__ = spec.name
-    op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}\n\n{spec.semantics}"
+    first = forms[0]
+    if first is None:
+        params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
+    else:
+        params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    default=inspect.Parameter.empty if a.required else a.default) for a in first.args]
+    others = [f"{name}({', '.join(a.name for a in f.args)})" for f in forms if f is not None]
+    also = f"\n\nxla_client forms: {'; '.join(others)}" if others else ""
+    op_function.__name__ = op_function.__qualname__ = name
+    op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}{also}\n\n{spec.semantics}"
     op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     return op_function
 
 
 def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     import specs
-    return {name: _make(spec) for name, spec in specs.load_all().items()}
+    out: dict[str, Callable[..., XlaOp]] = {}
+    for name, spec in specs.load_all().items():
+        out[name] = _make(spec, name, (None, *(f for f in spec.xla_client if f.name is None)))
+        for alias in dict.fromkeys(f.name for f in spec.xla_client if f.name is not None):
+            out[alias] = _make(spec, alias, tuple(f for f in spec.xla_client if f.name == alias))
+    return out
 
 
 _FUNCTIONS: dict[str, Callable[..., XlaOp]] | None = None

@@ -94,12 +94,14 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
-    "see_also": ListOf(STR),
+    "see_also": ListOf(STR), "xla_client": ListOf(MAPPING),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",
-                      "generator", "see_also"})
+                      "generator", "see_also", "xla_client"})
 ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default": ANY, "doc": STR,
                              "broadcast": BOOL, "constraint": STR}
+CALL_FORM: dict[str, FieldType] = {"name": STR, "adapter": STR, "args": MAPPING}
+FORM_ARG: dict[str, FieldType] = {"to": STR, "single": BOOL, "builder": BOOL, "type": STR, "default": ANY}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
                                  "implementation_defined": ANY}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}

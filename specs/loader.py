@@ -51,6 +51,10 @@ class _Map(dict):
     line: int = 0
     lines: dict[str, int]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines = {}
+
 
 class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The safe loader (libyaml's when available), building :class:`_Map`s."""
@@ -244,6 +248,38 @@ class ArgSpec:
 
 
 @dataclasses.dataclass(frozen=True)
+class FormArg:
+    """One argument of an alternative call form (``xla_client:`` in a spec).
+
+    ``to`` is the spec argument it gives (``None``: an extra leading XlaBuilder when ``builder``,
+    or an input of the form's adapter when ``type`` is set); ``single`` wraps one XlaOp into the
+    one-element list a variadic spec argument takes; ``default`` applies when the call omits it.
+    """
+
+    name: str
+    to: str | None
+    single: bool = False
+    builder: bool = False
+    type: str | None = None
+    default: Any = _MISSING
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING
+
+
+@dataclasses.dataclass(frozen=True)
+class CallForm:
+    """An alternative signature of an op (xla_client's names, order, defaults, overloads): its
+    function name (``None``: the op's own), its arguments, and the adapter that computes spec
+    arguments from the form's typed inputs (``None``: every argument maps to a spec argument)."""
+
+    name: str | None
+    args: tuple[FormArg, ...]
+    adapter: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Example:
     name: str
     inputs: dict[str, Any]
@@ -303,6 +339,7 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    xla_client: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -322,7 +359,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also")
+                 "generator", "shape_rule", "executable", "see_also", "xla_client")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -371,6 +408,71 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
     return tuple(out)
+
+
+_FORM_KEYS = ("name", "adapter")
+_FORM_ARG_KEYS = ("to", "single", "builder", "type", "default")
+
+
+def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
+    """The ``xla_client:`` alternative signatures, each checked against the spec's arguments."""
+    from backend import call_forms
+
+    by_name = {a.name: a for a in args}
+    forms = []
+    for i, entry in enumerate(node or []):
+        where = f"xla_client[{i}]"
+        m = ctx.mapping(entry, where, ("args",), _FORM_KEYS, types=field_types.CALL_FORM)
+        name = m.get("name")
+        if name is not None and (not re.match(r"^[A-Z][A-Za-z0-9]*$", name) or name == op):
+            raise ctx.fail(f"{where}.name", f"a form's name is another CamelCase function name, got {name!r}", m, "name")
+        adapter = m.get("adapter")
+        if adapter is not None and adapter not in call_forms.ADAPTERS:
+            raise ctx.fail(f"{where}.adapter", f"no adapter '{adapter}' (known: {', '.join(sorted(call_forms.ADAPTERS))})",
+                           m, "adapter")
+        if not isinstance(m["args"], dict) or not m["args"]:
+            raise ctx.fail(f"{where}.args", "expected a non-empty mapping of argument name to description", m, "args")
+        form_args, targets = [], set()
+        for arg_name, desc in m["args"].items():
+            aw = f"{where}.args.{arg_name}"
+            d = ctx.mapping(desc if desc is not None else _Map(), aw, (), _FORM_ARG_KEYS, types=field_types.FORM_ARG)
+            if not isinstance(arg_name, str) or not arg_name.isidentifier():
+                raise ctx.fail(aw, f"argument names are Python identifiers, got {arg_name!r}", m["args"], arg_name)
+            form_arg = _form_arg(ctx, aw, arg_name, d, adapter, by_name)
+            if form_arg.to is not None:
+                if form_arg.to in targets:
+                    raise ctx.fail(aw, f"spec argument '{form_arg.to}' is given by two arguments of the form", d)
+                targets.add(form_arg.to)
+            form_args.append(form_arg)
+        if adapter is None:
+            for a in args:
+                if a.required and a.name not in targets:
+                    raise ctx.fail(f"{where}.args", f"the form gives no value for the required argument '{a.name}'", m,
+                                   "args")
+        forms.append(CallForm(name=name, args=tuple(form_args), adapter=adapter))
+    return tuple(forms)
+
+
+def _form_arg(ctx: _Ctx, where: str, name: str, d: _Map, adapter: str | None, by_name: dict[str, ArgSpec]) -> FormArg:
+    if d.get("builder"):
+        if "to" in d or "type" in d or d.get("single"):
+            raise ctx.fail(where, "a 'builder: true' argument is an extra XlaBuilder: no 'to', 'type' or 'single'", d)
+        return FormArg(name, None, builder=True, default=d.get("default", _MISSING))
+    if "type" in d:
+        if adapter is None or "to" in d:
+            raise ctx.fail(f"{where}.type", "only an input of the form's adapter has a 'type' (and no 'to')", d, "type")
+        _check_attribute_type(ctx, d, where)
+        return FormArg(name, None, type=d["type"], default=d.get("default", _MISSING))
+    target = d.get("to", name)
+    if target not in by_name:
+        raise ctx.fail(where, f"'{target}' is not an argument of the spec (give 'to: <spec argument>')", d)
+    spec_arg = by_name[target]
+    if d.get("single") and spec_arg.kind != "operands":
+        raise ctx.fail(f"{where}.single", f"'single' wraps one XlaOp for a variadic argument; '{target}' is "
+                       f"{spec_arg.kind}", d, "single")
+    if "default" in d and spec_arg.kind == "attribute":
+        _check_attribute_type(ctx, _Map(type=spec_arg.type, default=d["default"]), where)
+    return FormArg(name, target, single=bool(d.get("single", False)), default=d.get("default", _MISSING))
 
 
 def _check_attribute_type(ctx: _Ctx, m: _Map, where: str) -> None:
@@ -504,7 +606,8 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path)
+                  executable=bool(top.get("executable", True)), path=path,
+                  xla_client=_parse_call_forms(ctx, top.get("xla_client"), name, args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
@@ -549,6 +652,15 @@ def _load_paths(paths: list[Path]) -> dict[str, OpSpec]:
         if spec.name in out:
             raise SpecError(f"{path.name}: op '{spec.name}' is also defined in {out[spec.name].path.name}")
         out[spec.name] = spec
+    form_names: dict[str, str] = {}
+    for spec in out.values():
+        for form in spec.xla_client:
+            if form.name is None:
+                continue
+            owner = form_names.setdefault(form.name, spec.name)
+            if form.name in out or owner != spec.name:
+                raise SpecError(f"{spec.path.name}: xla_client form name '{form.name}' is already the name of "
+                                f"{'an op' if form.name in out else 'a form of ' + owner}")
     return out
 
 

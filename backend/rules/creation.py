@@ -15,7 +15,20 @@ def parameter(ctx: OpContext) -> Shape:
     if number in ctx.builder.parameter_numbers():
         raise ctx.fail("C2", f"parameter number {number} is already used in builder '{ctx.builder.name}'",
                        "number", number=number)
-    return ctx.attr("shape")
+    shape = ctx.attr("shape")
+    replicated = ctx.attr("replicated_at_leaf_buffers")
+    leaves = _leaf_arrays(shape)
+    if replicated and len(replicated) != leaves:
+        raise ctx.fail("C3", f"replicated_at_leaf_buffers has {len(replicated)} entries; {shape} has {leaves} leaf "
+                       "arrays (give one per leaf, or none)", "replicated_at_leaf_buffers",
+                       replicated_at_leaf_buffers=list(replicated), shape=str(shape))
+    return shape
+
+
+def _leaf_arrays(shape: Shape) -> int:
+    if shape.is_tuple():
+        return sum(_leaf_arrays(s) for s in shape.tuple_shapes())
+    return 1 if shape.is_array() else 0
 
 
 @shape_rule("Constant")

@@ -1,0 +1,95 @@
+"""Alternative call forms of an op (a spec's ``xla_client:`` list), bound to the spec's arguments.
+
+A spec declares its own signature under ``args``; xla_client's names, orders, defaults and
+overloads where they differ are further forms (``specs/SCHEMA.md``). A form maps each of its
+arguments to a spec argument (renamed, or ``single``: one XlaOp for a variadic argument), takes an
+extra leading XlaBuilder (``builder: true``), or feeds an adapter registered here that computes
+spec arguments (``Iota(builder, type, size)``). Binding a form yields the spec's bound arguments,
+so everything after binding (normalizing, shape rule, the instruction) is the one path of
+:mod:`backend.ops`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from backend import attributes
+from backend.builder import XlaBuilder, XlaOp
+from backend.errors import OpError
+from backend.shape import Shape
+
+#: Adapters by name: ``(form inputs) -> spec arguments``; named by a form's ``adapter:``.
+ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def adapter(name: str) -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]],
+                                   Callable[[dict[str, Any]], dict[str, Any]]]:
+    def register(fn: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        ADAPTERS[name] = fn
+        return fn
+    return register
+
+
+@adapter("iota_type_and_size")
+def _iota_type_and_size(inputs: dict[str, Any]) -> dict[str, Any]:
+    """xla_client's ``Iota(builder, type, size)``: a vector of ``size`` elements counting along dimension 0."""
+    if inputs["size"] < 0:
+        raise ValueError(f"size must be >= 0, got {inputs['size']}")
+    return {"shape": Shape.array_shape(inputs["type"], [inputs["size"]]), "iota_dimension": 0}
+
+
+def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> tuple[dict[str, Any], list[Any]]:
+    """The spec's bound arguments for a call in ``form``, and the extra builders the form took.
+
+    Raises an ``arg-type`` OpError for arguments that do not fit the form (count, names, kinds)."""
+    names = [a.name for a in form.args]
+    if len(args) > len(names):
+        raise OpError(op, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+    given = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise OpError(op, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
+        if key in given:
+            raise OpError(op, "arg-type", f"argument '{key}' given twice", key)
+        given[key] = value
+    bound: dict[str, Any] = {}
+    builders: list[Any] = []
+    inputs: dict[str, Any] = {}
+    for a in form.args:
+        if a.name not in given:
+            if a.required:
+                raise OpError(op, "arg-type", f"missing required argument '{a.name}'", a.name)
+            if a.to is None and not a.builder:
+                inputs[a.name] = attributes.normalize(a.type, a.default)
+            elif a.to is not None:
+                bound[a.to] = a.default
+            continue
+        value = given[a.name]
+        if a.builder:
+            if not isinstance(value, XlaBuilder):
+                raise OpError(op, "arg-type", f"expected an XlaBuilder, got {type(value).__name__}", a.name)
+            builders.append(value)
+        elif a.to is None:
+            try:
+                inputs[a.name] = attributes.normalize(a.type, value)
+            except (TypeError, ValueError) as e:
+                raise OpError(op, "arg-type", str(e), a.name, {a.name: value}) from None
+        elif a.single:
+            if not isinstance(value, XlaOp):
+                raise OpError(op, "arg-type", f"expected an XlaOp, got {type(value).__name__}", a.name)
+            bound[a.to] = [value]
+        else:
+            bound[a.to] = value
+    if form.adapter is not None:
+        try:
+            bound.update(ADAPTERS[form.adapter](inputs))
+        except (TypeError, ValueError) as e:
+            raise OpError(op, "arg-type", str(e), next(iter(inputs), None), dict(inputs)) from None
+    for s in spec.args:
+        if s.name not in bound:
+            if s.required:
+                raise OpError(op, "arg-type", f"missing required argument '{s.name}'", s.name)
+            bound[s.name] = s.default
+    return bound, builders
