@@ -3,6 +3,8 @@
 Code written against ``jax.lib.xla_client``'s builder ports by changing the import::
 
     from backend import XlaBuilder, ops, Shape, PrimitiveType, get_backend
+
+(``import backend as xla_client`` keeps ``xla_client.ops.Add(...)``-style code as it is.)
 """
 
 from backend import ops
@@ -12,27 +14,46 @@ from backend.api_types import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
     GatherDimensionNumbers,
+    OpMetadata,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    ReplicaGroup,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
     make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
     make_padding_config,
+    make_replica_groups,
 )
 from backend.backends import Backend, available_backends, get_backend, register_backend
 from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
-from backend.errors import OpError, SpecError, UnsupportedError
+from backend.errors import OpError, SpecError, UnsupportedError, XlaRuntimeError
 from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
 from backend.shape import Layout, Shape, shape_from_pyval
+from backend.xla_client_helpers import (
+    CurrentSourceInfoMetadata,
+    CustomCallApiVersion,
+    CustomCallSchedule,
+    FftType,
+    PaddingType,
+    PrecisionConfig_Precision,
+    RandomAlgorithm,
+    ResultAccuracy_Mode,
+    TriangularSolveOptions_Transpose,
+    window_padding_type_to_pad_values,
+)
 
 __all__ = [
-    "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
-    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
-    "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
-    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",
-    "register_backend", "shape_from_pyval",
+    "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "CurrentSourceInfoMetadata",
+    "CustomCallApiVersion", "CustomCallSchedule", "DotDimensionNumbers", "FftType", "GatherDimensionNumbers",
+    "Layout", "OpError", "OpMetadata", "PaddingConfig", "PaddingConfigDimension", "PaddingType", "Precision",
+    "PrecisionConfig", "PrecisionConfig_Precision", "PrimitiveType", "ProgramShape", "RandomAlgorithm",
+    "ReplicaGroup", "ResultAccuracy", "ResultAccuracyMode", "ResultAccuracy_Mode", "ScatterDimensionNumbers",
+    "Shape", "SpecError", "TriangularSolveOptions_Transpose", "UnsupportedError", "XlaBuilder", "XlaComputation",
+    "XlaOp", "XlaRuntimeError", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend",
+    "make_convolution_dimension_numbers", "make_dot_dimension_numbers", "make_padding_config",
+    "make_replica_groups", "ops", "register_backend", "shape_from_pyval", "window_padding_type_to_pad_values",
 ]

@@ -1,9 +1,86 @@
-"""Small value types of the ``xla_client`` surface used as op attributes."""
+"""Small value types of the ``xla_client`` surface used as op attributes.
+
+They behave like the protocol buffers they stand for: default-constructible, mutable, repeated
+fields as lists (``dn = DotDimensionNumbers(); dn.lhs_contracting_dimensions.append(1)``), equal
+when their fields are. Nothing is checked when one is built or changed: the op builder checks the
+value (``backend.attributes``; a malformed one is an OpError naming the field) and keeps a frozen
+canonical copy, so later changes to the caller's object do not reach the op.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+from typing import Any, TypeVar
+
+_M = TypeVar("_M", bound="Message")
+
+
+def _repeated() -> Any:
+    """A repeated field: a list, empty by default."""
+    return dataclasses.field(default_factory=list, metadata={"repeated": True})
+
+
+def _frozen_value(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen_value(x) for x in v)
+    return v.frozen() if isinstance(v, Message) else v
+
+
+def _mutable_value(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return [_mutable_value(x) for x in v]
+    return v.copy() if isinstance(v, Message) else v
+
+
+class Message:
+    """Base of the protocol-buffer-like value types (each a dataclass with ``eq=False``)."""
+
+    _frozen = False
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.metadata.get("repeated") and isinstance(getattr(self, f.name), tuple):
+                object.__setattr__(self, f.name, list(getattr(self, f.name)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._frozen:
+            raise AttributeError(f"this {type(self).__name__} is an op's frozen canonical value; change a copy() of it")
+        object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(_frozen_value(getattr(self, f.name)) for f in dataclasses.fields(self))  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._values()))
+
+    def frozen(self: _M) -> _M:
+        """A frozen copy: repeated fields as tuples, no assignment (the form ops keep)."""
+        if self._frozen:
+            return self
+        out = dataclasses.replace(self)  # type: ignore[type-var]
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            object.__setattr__(out, f.name, _frozen_value(getattr(self, f.name)))
+        object.__setattr__(out, "_frozen", True)
+        return out
+
+    def copy(self: _M) -> _M:
+        """A mutable copy (repeated fields as new lists)."""
+        out = dataclasses.replace(self)  # type: ignore[type-var]
+        object.__setattr__(out, "_frozen", False)
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            object.__setattr__(out, f.name, _mutable_value(getattr(self, f.name)))
+        return out
+
+    def CopyFrom(self, other: Message) -> None:  # noqa: N802 (protocol buffers' name)
+        """Overwrite every field with ``other``'s, as a protocol buffer's ``CopyFrom``."""
+        if type(other) is not type(self):
+            raise TypeError(f"CopyFrom expects a {type(self).__name__}, got {type(other).__name__}")
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            setattr(self, f.name, _mutable_value(getattr(other, f.name)))
 
 
 class ResultAccuracyMode(enum.Enum):
@@ -12,8 +89,8 @@ class ResultAccuracyMode(enum.Enum):
     TOLERANCE = 2
 
 
-@dataclasses.dataclass(frozen=True)
-class ResultAccuracy:
+@dataclasses.dataclass(eq=False)
+class ResultAccuracy(Message):
     """The optional ``result_accuracy`` of transcendental unary ops.
 
     ``mode`` DEFAULT or HIGHEST, or a tolerance (``atol``, ``rtol``, ``ulps``) the result must meet.
@@ -46,22 +123,22 @@ class ComparisonType(enum.Enum):
     UNSIGNED = "UNSIGNED"
 
 
-@dataclasses.dataclass(frozen=True)
-class DotDimensionNumbers:
+@dataclasses.dataclass(eq=False)
+class DotDimensionNumbers(Message):
     """Contracting and batch dimensions of each side of a DotGeneral."""
 
-    lhs_contracting_dimensions: tuple[int, ...] = ()
-    rhs_contracting_dimensions: tuple[int, ...] = ()
-    lhs_batch_dimensions: tuple[int, ...] = ()
-    rhs_batch_dimensions: tuple[int, ...] = ()
+    lhs_contracting_dimensions: list[int] = _repeated()
+    rhs_contracting_dimensions: list[int] = _repeated()
+    lhs_batch_dimensions: list[int] = _repeated()
+    rhs_batch_dimensions: list[int] = _repeated()
 
     def as_lax(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]:
         """``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`` as jax.lax takes it."""
-        return ((self.lhs_contracting_dimensions, self.rhs_contracting_dimensions),
-                (self.lhs_batch_dimensions, self.rhs_batch_dimensions))
+        return ((tuple(self.lhs_contracting_dimensions), tuple(self.rhs_contracting_dimensions)),
+                (tuple(self.lhs_batch_dimensions), tuple(self.rhs_batch_dimensions)))
 
     def __str__(self) -> str:
-        def dims(d: tuple[int, ...]) -> str:
+        def dims(d: Any) -> str:
             return "{" + ",".join(map(str, d)) + "}"
         return (f"lhs_batch_dims={dims(self.lhs_batch_dimensions)}, lhs_contracting_dims="
                 f"{dims(self.lhs_contracting_dimensions)}, rhs_batch_dims={dims(self.rhs_batch_dimensions)}, "
@@ -69,9 +146,21 @@ class DotDimensionNumbers:
 
 
 def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers:
-    """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it."""
+    """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it (a new,
+    mutable DotDimensionNumbers)."""
     from backend.attributes import dot_dimension_numbers
-    return dot_dimension_numbers(dimension_numbers)
+    return _helper("make_dot_dimension_numbers", "dimension_numbers", dot_dimension_numbers, dimension_numbers).copy()
+
+
+def _helper(name: str, arg: str, normalize: Any, value: Any) -> Any:
+    """``normalize(value)``, its TypeError/ValueError an OpError naming the helper and the argument."""
+    from backend.errors import OpError
+    try:
+        return normalize(value)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, OpError):
+            raise
+        raise OpError(name, "arg-type", str(e), arg, {arg: value}) from None
 
 
 class Precision(enum.Enum):
@@ -80,11 +169,11 @@ class Precision(enum.Enum):
     HIGHEST = 2
 
 
-@dataclasses.dataclass(frozen=True)
-class PrecisionConfig:
+@dataclasses.dataclass(eq=False)
+class PrecisionConfig(Message):
     """One precision per operand (``operand_precision``), as in xla_client."""
 
-    operand_precision: tuple[Precision, ...] = ()
+    operand_precision: list[Precision] = _repeated()
 
     Precision = Precision
 
@@ -92,74 +181,118 @@ class PrecisionConfig:
         return "{" + ",".join(p.name.lower() for p in self.operand_precision) + "}"
 
 
-@dataclasses.dataclass(frozen=True)
-class ConvolutionDimensionNumbers:
+@dataclasses.dataclass(eq=False)
+class ConvolutionDimensionNumbers(Message):
     """Which dimensions of the input (lhs), kernel (rhs) and output are batch, feature and spatial."""
 
-    input_batch_dimension: int
-    input_feature_dimension: int
-    input_spatial_dimensions: tuple[int, ...]
-    kernel_input_feature_dimension: int
-    kernel_output_feature_dimension: int
-    kernel_spatial_dimensions: tuple[int, ...]
-    output_batch_dimension: int
-    output_feature_dimension: int
-    output_spatial_dimensions: tuple[int, ...]
+    input_batch_dimension: int = 0
+    input_feature_dimension: int = 0
+    input_spatial_dimensions: list[int] = _repeated()
+    kernel_input_feature_dimension: int = 0
+    kernel_output_feature_dimension: int = 0
+    kernel_spatial_dimensions: list[int] = _repeated()
+    output_batch_dimension: int = 0
+    output_feature_dimension: int = 0
+    output_spatial_dimensions: list[int] = _repeated()
 
     def __str__(self) -> str:
-        return ", ".join(f"{f.name}={getattr(self, f.name)}".replace(" ", "") for f in dataclasses.fields(self))
+        return ", ".join(f"{f.name}={_frozen_value(getattr(self, f.name))}".replace(" ", "")
+                         for f in dataclasses.fields(self))
 
 
 def conv_dimension_numbers_from_strings(lhs: str, rhs: str, out: str) -> ConvolutionDimensionNumbers:
     """From layout strings such as ``("NHWC", "HWIO", "NHWC")``: N batch, C feature, O/I the
-    kernel's output/input feature, any other letter a spatial dimension (in the order of ``lhs``)."""
-    spatial = [ch for ch in lhs if ch not in "NC"]
-    if sorted(lhs) != sorted(out) or len(set(lhs)) != len(lhs) or len(rhs) != len(lhs) \
-            or sorted(ch for ch in rhs if ch not in "OI") != sorted(spatial) or "O" not in rhs or "I" not in rhs:
+    kernel's output/input feature, any other letter a spatial dimension. As xla_client: the spatial
+    dimensions are in the order of the kernel string ``rhs``."""
+    spatial = [ch for ch in rhs if ch not in "OI"]
+    if sorted(lhs) != sorted(out) or len(set(lhs)) != len(lhs) or len(rhs) != len(lhs) or "N" not in lhs \
+            or "C" not in lhs or sorted(ch for ch in lhs if ch not in "NC") != sorted(spatial) or "O" not in rhs \
+            or "I" not in rhs:
         raise ValueError(f"inconsistent convolution layout strings {lhs!r}, {rhs!r}, {out!r}")
     return ConvolutionDimensionNumbers(
-        lhs.index("N"), lhs.index("C"), tuple(lhs.index(s) for s in spatial),
-        rhs.index("I"), rhs.index("O"), tuple(rhs.index(s) for s in spatial),
-        out.index("N"), out.index("C"), tuple(out.index(s) for s in spatial))
+        lhs.index("N"), lhs.index("C"), [lhs.index(s) for s in spatial],
+        rhs.index("I"), rhs.index("O"), [rhs.index(s) for s in spatial],
+        out.index("N"), out.index("C"), [out.index(s) for s in spatial]).frozen()
 
 
 def default_conv_dimension_numbers(num_spatial_dimensions: int) -> ConvolutionDimensionNumbers:
     """XLA's default: input and output (batch, feature, spatial...), kernel (out, in, spatial...)."""
-    spatial = tuple(range(2, 2 + num_spatial_dimensions))
-    return ConvolutionDimensionNumbers(0, 1, spatial, 1, 0, spatial, 0, 1, spatial)
+    spatial = list(range(2, 2 + num_spatial_dimensions))
+    return ConvolutionDimensionNumbers(0, 1, spatial, 1, 0, spatial, 0, 1, spatial).frozen()
 
 
 def make_convolution_dimension_numbers(dimension_numbers: object, num_spatial_dimensions: int
                                        ) -> ConvolutionDimensionNumbers:
-    """As xla_client: ``None`` (the default layout), three layout strings, or the numbers themselves."""
-    if dimension_numbers is None:
-        return default_conv_dimension_numbers(num_spatial_dimensions)
+    """As xla_client: ``None`` (the default layout), three layout strings, or the numbers themselves
+    (a new, mutable ConvolutionDimensionNumbers)."""
     from backend.attributes import convolution_dimension_numbers
-    return convolution_dimension_numbers(dimension_numbers)
+    if dimension_numbers is None:
+        count = _helper("make_convolution_dimension_numbers", "num_spatial_dimensions", _count, num_spatial_dimensions)
+        return default_conv_dimension_numbers(count).copy()
+    return _helper("make_convolution_dimension_numbers", "dimension_numbers", convolution_dimension_numbers,
+                   dimension_numbers).copy()
 
 
-@dataclasses.dataclass(frozen=True)
-class GatherDimensionNumbers:
-    offset_dims: tuple[int, ...] = ()
-    collapsed_slice_dims: tuple[int, ...] = ()
-    start_index_map: tuple[int, ...] = ()
+def _count(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"expected a number >= 0, got {v!r}")
+    return v
+
+
+@dataclasses.dataclass(eq=False)
+class GatherDimensionNumbers(Message):
+    offset_dims: list[int] = _repeated()
+    collapsed_slice_dims: list[int] = _repeated()
+    start_index_map: list[int] = _repeated()
     index_vector_dim: int = 0
-    operand_batching_dims: tuple[int, ...] = ()
-    start_indices_batching_dims: tuple[int, ...] = ()
+    operand_batching_dims: list[int] = _repeated()
+    start_indices_batching_dims: list[int] = _repeated()
 
 
-@dataclasses.dataclass(frozen=True)
-class ScatterDimensionNumbers:
-    update_window_dims: tuple[int, ...] = ()
-    inserted_window_dims: tuple[int, ...] = ()
-    scatter_dims_to_operand_dims: tuple[int, ...] = ()
+@dataclasses.dataclass(eq=False)
+class ScatterDimensionNumbers(Message):
+    update_window_dims: list[int] = _repeated()
+    inserted_window_dims: list[int] = _repeated()
+    scatter_dims_to_operand_dims: list[int] = _repeated()
     index_vector_dim: int = 0
-    input_batching_dims: tuple[int, ...] = ()
-    scatter_indices_batching_dims: tuple[int, ...] = ()
+    input_batching_dims: list[int] = _repeated()
+    scatter_indices_batching_dims: list[int] = _repeated()
 
 
-@dataclasses.dataclass
-class PaddingConfigDimension:
+@dataclasses.dataclass(eq=False)
+class ReplicaGroup(Message):
+    """The replicas that take part together in a collective (``replica_ids``)."""
+
+    replica_ids: list[int] = _repeated()
+
+
+def make_replica_groups(replica_groups: object) -> list[ReplicaGroup]:
+    """As xla_client: ``None`` (every replica in one group: no groups) or a sequence of sequences of
+    replica ids, as new, mutable ReplicaGroups."""
+    from backend.attributes import replica_groups as normalize_replica_groups
+    groups = _helper("make_replica_groups", "replica_groups", normalize_replica_groups, replica_groups)
+    return [g.copy() for g in groups]
+
+
+@dataclasses.dataclass(eq=False)
+class OpMetadata(Message):
+    """Where an instruction came from (``XlaBuilder.set_op_metadata``), shown in the text form."""
+
+    op_type: str = ""
+    op_name: str = ""
+    source_file: str = ""
+    source_line: int = 0
+
+    def __str__(self) -> str:
+        parts = [f'{key}="{value}"' for key, value in (("op_type", self.op_type), ("op_name", self.op_name),
+                                                        ("source_file", self.source_file)) if value]
+        if self.source_line:
+            parts.append(f"source_line={self.source_line}")
+        return "{" + " ".join(parts) + "}"
+
+
+@dataclasses.dataclass(eq=False)
+class PaddingConfigDimension(Message):
     """The padding of one dimension: edges (may be negative, removing elements) and interior (>= 0)."""
 
     edge_padding_low: int = 0
@@ -167,12 +300,12 @@ class PaddingConfigDimension:
     interior_padding: int = 0
 
 
-@dataclasses.dataclass
-class PaddingConfig:
+@dataclasses.dataclass(eq=False)
+class PaddingConfig(Message):
     """One :class:`PaddingConfigDimension` per operand dimension, as xla_client's ``PaddingConfig``
     (mutable like it: ``config.dimensions.append(dim)``)."""
 
-    dimensions: list[PaddingConfigDimension] = dataclasses.field(default_factory=list)
+    dimensions: list[PaddingConfigDimension] = _repeated()
 
     def triples(self) -> tuple[tuple[int, int, int], ...]:
         """``((low, high, interior), ...)``, one per dimension."""
@@ -185,6 +318,7 @@ class PaddingConfig:
 
 
 def make_padding_config(padding_config: object) -> PaddingConfig:
-    """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it."""
+    """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it
+    (a new, mutable PaddingConfig)."""
     from backend.attributes import padding_config as normalize_padding_config
-    return normalize_padding_config(padding_config)
+    return _helper("make_padding_config", "padding_config", normalize_padding_config, padding_config).copy()

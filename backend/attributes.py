@@ -21,10 +21,12 @@ from backend.api_types import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
     GatherDimensionNumbers,
+    OpMetadata,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    ReplicaGroup,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
@@ -174,7 +176,7 @@ def _result_accuracy(v: Any) -> ResultAccuracy:
         mode = _accuracy_mode(v)
         if mode == ResultAccuracyMode.TOLERANCE:
             raise ValueError("a TOLERANCE result_accuracy needs its atol, rtol and ulps: give {atol, rtol, ulps}")
-        return ResultAccuracy(mode)
+        return ResultAccuracy(mode).frozen()
     if isinstance(v, ResultAccuracy):
         fields = {"mode": v.mode, "atol": v.atol, "rtol": v.rtol, "ulps": v.ulps}
     elif isinstance(v, dict):
@@ -186,8 +188,11 @@ def _result_accuracy(v: Any) -> ResultAccuracy:
     else:
         raise TypeError(f"expected a ResultAccuracy, 'DEFAULT', 'HIGHEST' or {{atol, rtol, ulps}}, got {_short_repr(v)}")
     mode = _accuracy_mode(fields["mode"])
-    return ResultAccuracy(mode, _tolerance_bound("atol", fields["atol"]), _tolerance_bound("rtol", fields["rtol"]),
-                          _int(fields["ulps"]))
+    try:
+        return ResultAccuracy(mode, _tolerance_bound("atol", fields["atol"]), _tolerance_bound("rtol", fields["rtol"]),
+                              _int(fields["ulps"])).frozen()
+    except TypeError as e:
+        raise TypeError(f"ResultAccuracy: {e}") from None
 
 
 def _computation(v: Any) -> Any:
@@ -208,7 +213,7 @@ def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
     if len(contracting) != 2 or len(batch) != 2:
         raise TypeError(f"expected ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), got {v!r}")
     return DotDimensionNumbers(_int_list(contracting[0]), _int_list(contracting[1]), _int_list(batch[0]),
-                               _int_list(batch[1]))
+                               _int_list(batch[1])).frozen()
 
 
 def _dimension_record(cls: type, v: Any) -> Any:
@@ -230,7 +235,7 @@ def _dimension_record(cls: type, v: Any) -> Any:
             checked[name] = _int(x) if fields[name].type in ("int", int) else _int_list(x)
         except TypeError as e:
             raise TypeError(f"{cls.__name__}.{name}: {e}") from None
-    return cls(**checked)
+    return cls(**checked).frozen()
 
 
 def convolution_dimension_numbers(v: Any) -> ConvolutionDimensionNumbers | None:
@@ -248,16 +253,22 @@ def _precision_config(v: Any) -> PrecisionConfig:
             return p
         if isinstance(p, str) and p.upper() in Precision.__members__:
             return Precision[p.upper()]
+        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) in {q.value for q in Precision}:
+            return Precision(int(p))
         raise ValueError(f"expected a precision (DEFAULT, HIGH, HIGHEST), got {p!r}")
 
+    field = ""
     if isinstance(v, PrecisionConfig):
-        v = v.operand_precision
-    if isinstance(v, (str, Precision)):
-        return PrecisionConfig((one(v), one(v)))
-    precisions = tuple(one(p) for p in _seq(v))
+        v, field = v.operand_precision, "PrecisionConfig.operand_precision: "
+    try:
+        if isinstance(v, (str, Precision)):
+            return PrecisionConfig([one(v), one(v)]).frozen()
+        precisions = [one(p) for p in _seq(v)]
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{field}{e}") from None
     if len(precisions) not in (0, 2):  # none: the default for both operands
-        raise ValueError(f"expected one precision per operand (2), got {len(precisions)}")
-    return PrecisionConfig(precisions)
+        raise ValueError(f"{field}expected one precision per operand (2), got {len(precisions)}")
+    return PrecisionConfig(precisions).frozen()
 
 
 def padding_config(v: Any) -> PaddingConfig:
@@ -280,7 +291,46 @@ def padding_config(v: Any) -> PaddingConfig:
             out.append(PaddingConfigDimension(*(_int(x) for x in triple)))
         except TypeError as e:
             raise TypeError(f"padding_config entry {i}: {e}") from None
-    return PaddingConfig(out)
+    return PaddingConfig(out).frozen()
+
+
+def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
+    """``None`` (no groups: every replica together), or a sequence of ReplicaGroups or of sequences of
+    replica ids; ids are >= 0 and each appears in at most one group."""
+    if v is None:
+        return ()
+    groups, seen = [], set()
+    for i, g in enumerate(_seq(v)):
+        ids = g.replica_ids if isinstance(g, ReplicaGroup) else g
+        try:
+            ids = _int_list(ids)
+        except TypeError as e:
+            raise TypeError(f"replica group {i} (ReplicaGroup.replica_ids): {e}") from None
+        for r in ids:
+            if r < 0 or r in seen:
+                raise ValueError(f"replica group {i}: replica id {r} is " + ("negative" if r < 0 else "in two groups"))
+            seen.add(r)
+        groups.append(ReplicaGroup(list(ids)).frozen())
+    return tuple(groups)
+
+
+def op_metadata(v: Any) -> OpMetadata:
+    """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
+    names = ("op_type", "op_name", "source_file", "source_line")
+    if not all(hasattr(v, n) for n in names):
+        raise TypeError(f"expected an OpMetadata (op_type, op_name, source_file, source_line), got {_short_repr(v)}")
+    values = {n: getattr(v, n) for n in names}
+    for n in names[:3]:
+        if values[n] is None:
+            values[n] = ""
+        elif not isinstance(values[n], str):
+            raise TypeError(f"OpMetadata.{n}: expected a string, got {_short_repr(values[n])}")
+    line = 0 if values["source_line"] is None else values["source_line"]
+    try:
+        values["source_line"] = _int(line)
+    except TypeError as e:
+        raise TypeError(f"OpMetadata.source_line: {e}") from None
+    return OpMetadata(**values).frozen()
 
 
 NORMALIZERS: dict[str, Callable[[Any], Any]] = {
@@ -305,6 +355,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "comparison_type": _comparison_type,
     "result_accuracy": _result_accuracy,
     "computation": _computation,
+    "replica_groups": replica_groups,
 }
 
 
@@ -321,7 +372,7 @@ def normalize(type_name: str, value: Any) -> Any:
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
     if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
-                          GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig)):
+                          GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig, ResultAccuracy)):
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value

@@ -11,6 +11,7 @@ import itertools
 from typing import Any
 
 from backend import attributes
+from backend.api_types import OpMetadata
 from backend.errors import OpError
 from backend.shape import Shape
 
@@ -32,6 +33,7 @@ class Instruction:
     attrs: dict[str, Any]
     shape: Shape
     name: str
+    metadata: OpMetadata | None = None  # set_op_metadata's value when the instruction was added
 
     def grouped(self, values: list[Any]) -> list[Any]:
         """Operand values grouped as the spec's arguments (variadic ones as lists)."""
@@ -87,11 +89,18 @@ class ProgramShape:
     __repr__ = __str__
 
 
+class ComputationName(str):
+    """A computation's name: a string, and callable as xla_client's ``XlaComputation.name()``."""
+
+    def __call__(self) -> str:
+        return str(self)
+
+
 class XlaComputation:
-    """A built, immutable computation."""
+    """A built, immutable computation. ``name`` is its name (also callable: ``name()``, as xla_client)."""
 
     def __init__(self, name: str, instructions: list[Instruction], root: int) -> None:
-        self.name = name
+        self.name = ComputationName(name)
         self.instructions = tuple(i for i in instructions)
         self.root = root
         self.uid = next(_ids)
@@ -139,6 +148,8 @@ class XlaComputation:
                             if v is not None and k != "name")
             if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
                 args, attrs = str(inst.attrs["number"]), ""
+            if inst.metadata is not None:
+                attrs += f", metadata={inst.metadata}"
             root = "ROOT " if inst.id == self.root else ""
             lines.append(f"  {root}{inst.name} = {inst.shape.to_string()} {_hlo_opcode(inst.opcode)}({args}){attrs}")
         head = "ENTRY " if entry else ""
@@ -177,13 +188,15 @@ class XlaBuilder:
         self._instructions: dict[int, Instruction] = {}
         self._order: list[int] = []
         self._built = False
+        self._metadata: OpMetadata | None = None
 
     def add_instruction(self, opcode: str, operands: list[XlaOp], operand_args: tuple[tuple[str, int | None], ...],
                         attrs: dict[str, Any], shape: Shape) -> XlaOp:
         id = next(_ids)
         label = str(attrs.get("name") or "") if opcode == "Parameter" else ""
         name = f"{label or _hlo_opcode(opcode)}.{len(self._order)}"
-        inst = Instruction(id, opcode, tuple(o.id for o in operands), operand_args, dict(attrs), shape, name)
+        inst = Instruction(id, opcode, tuple(o.id for o in operands), operand_args, dict(attrs), shape, name,
+                           self._metadata)
         self._instructions[id] = inst
         self._order.append(id)
         return XlaOp(self, id)
@@ -220,5 +233,31 @@ class XlaBuilder:
     def build(self, root: XlaOp | None = None) -> XlaComputation:
         """The computation; its result is ``root`` (default: the last op built)."""
         return self._computation(root)
+
+    def is_constant(self, op: XlaOp) -> bool:
+        """Whether ``op``'s value depends on no parameter (it could be computed while building)."""
+        self._check_owned(op)
+        pending, seen = [op.id], set()
+        while pending:
+            inst = self._instructions[pending.pop()]
+            if inst.opcode == "Parameter":
+                return False
+            for operand in inst.operands:
+                if operand not in seen:
+                    seen.add(operand)
+                    pending.append(operand)
+        return True
+
+    def set_op_metadata(self, metadata: OpMetadata) -> None:
+        """Attach ``metadata`` (an OpMetadata: op_type, op_name, source_file, source_line) to every op added
+        from now on until :meth:`clear_op_metadata`; the text form shows it as HLO's ``metadata={...}``."""
+        try:
+            self._metadata = attributes.op_metadata(metadata)
+        except (TypeError, ValueError) as e:
+            raise OpError("XlaBuilder.set_op_metadata", "arg-type", str(e), "metadata") from None
+
+    def clear_op_metadata(self) -> None:
+        """Ops added from now on carry no metadata."""
+        self._metadata = None
 
     Build = build

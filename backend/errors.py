@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 
-class OpError(ValueError):
+class XlaRuntimeError(RuntimeError):
+    """xla_client's error type; every error of this project is one too (``except XlaRuntimeError``
+    keeps working for code ported from xla_client)."""
+
+
+class OpError(ValueError, XlaRuntimeError):
     """Invalid input to an operation.
 
     ``constraint`` is the spec's constraint id (``C1``, ``C2``...) or ``arg-type`` for an
@@ -38,7 +43,7 @@ class RuntimeSizeError(OpError):
         super().__init__(op, "runtime-size", message, arg, values)
 
 
-class UnsupportedError(RuntimeError):
+class UnsupportedError(XlaRuntimeError):
     """A backend cannot run an op (or an element type) and says why."""
 
     def __init__(self, backend: str, op: str, reason: str) -> None:
@@ -48,5 +53,5 @@ class UnsupportedError(RuntimeError):
         super().__init__(f"backend '{backend}' does not support {op}: {reason}")
 
 
-class SpecError(ValueError):
+class SpecError(ValueError, XlaRuntimeError):
     """A spec file is malformed; the message names the file, the key and the line."""

@@ -64,7 +64,7 @@ def dot_general(ctx: OpContext) -> Shape:
 
 def dot_dimension_numbers(lhs_rank: int) -> DotDimensionNumbers:
     """Dot as a DotGeneral: lhs's last dimension contracts with rhs's first."""
-    return DotDimensionNumbers((lhs_rank - 1,), (0,), (), ())
+    return DotDimensionNumbers([lhs_rank - 1], [0]).frozen()
 
 
 @shape_rule("Dot")
