@@ -184,18 +184,19 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
         def op_function(*args: Any, **kwargs: Any) -> XlaOp:
             return build_op_in_forms(spec, forms, name, args, kwargs)
 
-    first = forms[0]
-    if first is None:
-        params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                    default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
-    else:
-        params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                    default=inspect.Parameter.empty if a.required else a.default) for a in first.args]
+    first = spec.args if forms[0] is None else forms[0].args
+    params: list[inspect.Parameter] = []
+    for a in reversed(first):  # an optional argument before a required one shows without its default
+        keep_default = not a.required and all(p.default is not inspect.Parameter.empty for p in params)
+        params.insert(0, inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                           default=a.default if keep_default else inspect.Parameter.empty))
     others = [f"{name}({', '.join(a.name for a in f.args)})" for f in forms if f is not None]
     also = f"\n\nxla_client forms: {'; '.join(others)}" if others else ""
     op_function.__name__ = op_function.__qualname__ = name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}{also}\n\n{spec.semantics}"
     op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    op_function.call_forms = tuple(  # type: ignore[attr-defined]
+        tuple((a.name, a.required) for a in (spec.args if f is None else f.args)) for f in forms)
     return op_function
 
 

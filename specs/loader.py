@@ -472,7 +472,7 @@ def _form_arg(ctx: _Ctx, where: str, name: str, d: _Map, adapter: str | None, by
                        f"{spec_arg.kind}", d, "single")
     if "default" in d and spec_arg.kind == "attribute":
         _check_attribute_type(ctx, _Map(type=spec_arg.type, default=d["default"]), where)
-    return FormArg(name, target, single=bool(d.get("single", False)), default=d.get("default", _MISSING))
+    return FormArg(name, target, single=bool(d.get("single", False)), default=d.get("default", spec_arg.default))
 
 
 def _check_attribute_type(ctx: _Ctx, m: _Map, where: str) -> None:
