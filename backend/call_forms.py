@@ -15,9 +15,18 @@ from collections.abc import Callable
 from typing import Any
 
 from backend import attributes
-from backend.builder import XlaBuilder, XlaOp
+from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.errors import OpError
 from backend.shape import Shape
+
+
+class AdapterError(ValueError):
+    """An adapter's input is invalid; ``arg`` names the form's argument."""
+
+    def __init__(self, arg: str, message: str) -> None:
+        self.arg = arg
+        super().__init__(message)
+
 
 #: Adapters by name: ``(form inputs) -> spec arguments``; named by a form's ``adapter:``.
 ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -35,15 +44,44 @@ def adapter(name: str) -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]],
 def _iota_type_and_size(inputs: dict[str, Any]) -> dict[str, Any]:
     """xla_client's ``Iota(builder, type, size)``: a vector of ``size`` elements counting along dimension 0."""
     if inputs["size"] < 0:
-        raise ValueError(f"size must be >= 0, got {inputs['size']}")
+        raise AdapterError("size", f"size must be >= 0, got {inputs['size']}")
     return {"shape": Shape.array_shape(inputs["type"], [inputs["size"]]), "iota_dimension": 0}
 
 
-def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-              ) -> tuple[dict[str, Any], list[Any]]:
+def _kind_fits(kind: str, value: Any) -> bool:
+    if kind == "builder":
+        return isinstance(value, XlaBuilder)
+    if kind == "operand":
+        return isinstance(value, XlaOp)
+    if kind == "operands":
+        return isinstance(value, (list, tuple)) and all(isinstance(v, XlaOp) for v in value)
+    if kind == "computation":
+        return isinstance(value, XlaComputation)
+    return not isinstance(value, (XlaBuilder, XlaOp, XlaComputation))
+
+
+def fit(spec: Any, form: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """How many of the call's values have the Python kind ``form`` (``None``: the spec's own signature)
+    expects in their place (builder, XlaOp, sequence of XlaOps, computation, other): which form a call
+    that fits none was meant for."""
+    if form is None:
+        kinds = {a.name: a.kind for a in spec.args}
+    else:
+        by_name = {a.name: a for a in spec.args}
+        kinds = {a.name: "builder" if a.builder else "operand" if a.single else
+                 "attribute" if a.to is None else by_name[a.to].kind for a in form.args}
+    names = list(kinds)
+    given = list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in kinds]
+    return sum(_kind_fits(kinds[name], value) for name, value in given) - (len(args) > len(names))
+
+
+def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+              progress: list[int] | None = None) -> tuple[dict[str, Any], list[Any]]:
     """The spec's bound arguments for a call in ``form``, and the extra builders the form took.
 
-    Raises an ``arg-type`` OpError for arguments that do not fit the form (count, names, kinds)."""
+    Raises an ``arg-type`` OpError for arguments that do not fit the form (count, names, kinds).
+    ``progress[0]`` becomes 2 + the number of adapter inputs accepted before an adapter runs (the
+    call got as far as the builder and those values)."""
     names = [a.name for a in form.args]
     if len(args) > len(names):
         raise OpError(op, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), got {len(args)}")
@@ -83,10 +121,13 @@ def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict
         else:
             bound[a.to] = value
     if form.adapter is not None:
+        if progress is not None:
+            progress[0] = 2 + len(inputs)
         try:
             bound.update(ADAPTERS[form.adapter](inputs))
         except (TypeError, ValueError) as e:
-            raise OpError(op, "arg-type", str(e), next(iter(inputs), None), dict(inputs)) from None
+            arg = e.arg if isinstance(e, AdapterError) else next(iter(inputs), None)
+            raise OpError(op, "arg-type", str(e), arg, dict(inputs)) from None
     for s in spec.args:
         if s.name not in bound:
             if s.required:

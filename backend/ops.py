@@ -116,27 +116,29 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
     """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature).
 
     The first form the call fits (argument count, names and kinds, attribute values) is used. When
-    none fits, the error is the one of the form the call got furthest in (the earlier on a tie), so
-    a call in xla_client's form with one bad value is told about that value in that form's terms."""
-    best: tuple[int, OpError] | None = None
+    none fits, the error is the one of the form whose argument kinds the call matches best, then
+    the one it got furthest in (the earlier on a tie), so a call in xla_client's form with one bad
+    value is told about that value in that form's terms."""
+    best: tuple[int, int, OpError] | None = None
     for form in forms:
         progress = [0]
         try:
             if form is None:
                 bound, extra = _bind(spec, args, kwargs), []
             else:
-                bound, extra = call_forms.bind_form(name, form, spec, args, kwargs)
-            progress[0] = 1
+                bound, extra = call_forms.bind_form(name, form, spec, args, kwargs, progress)
+            progress[0] = max(progress[0], 1)
             builder = _find_builder(spec, bound, extra)
-            progress[0] = 2
+            progress[0] = max(progress[0], 2)
             attrs = _normalize_attributes(spec, bound, progress)
         except OpError as e:
-            if best is None or progress[0] > best[0]:
-                best = (progress[0], e)
+            score = call_forms.fit(spec, form, args, kwargs)
+            if best is None or (score, progress[0]) > best[:2]:
+                best = (score, progress[0], e)
             continue
         return _add(spec, bound, builder, attrs)
     assert best is not None
-    raise best[1]
+    raise best[2]
 
 
 def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str, Any]) -> XlaOp:
