@@ -200,6 +200,7 @@ class ArgSpec:
     kind: str                      # builder | operand | operands | attribute | computation
     type: str | None = None        # attribute type (see backend.attributes)
     element: str | None = None     # element-type variable (T) for operands
+    per_operand: bool = False      # ``element: T_i``: each operand of a variadic argument has its own T_i
     default: Any = _MISSING
     doc: str = ""
     broadcast: bool = False        # operand is implicitly broadcast to the result shape
@@ -212,6 +213,19 @@ class ArgSpec:
     @property
     def is_operand(self) -> bool:
         return self.kind in ("operand", "operands")
+
+
+@dataclasses.dataclass(frozen=True)
+class CallForm:
+    """An alternative way to call the op (xla_client's form): the positional argument order, where
+    ``builder`` is a leading XlaBuilder the op has no argument for, and keyword renames."""
+
+    args: tuple[str, ...]
+    rename: dict[str, str]
+
+    @property
+    def extra_builder(self) -> bool:
+        return "builder" in self.args
 
 
 @dataclasses.dataclass(frozen=True)
@@ -274,6 +288,7 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -293,7 +308,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -332,9 +347,41 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
             raise ctx.fail(f"{where}.kind", f"unknown kind '{m['kind']}' (allowed: {', '.join(ARG_KINDS)})", m, "kind")
         if m["kind"] == "attribute" and "type" not in m:
             raise ctx.fail(where, "an attribute needs a 'type'", m)
-        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
+        element, per_operand = m.get("element"), False
+        if isinstance(element, str) and element.endswith("_i"):
+            if m["kind"] != "operands":
+                raise ctx.fail(f"{where}.element", f"a per-operand type variable ('{element}') needs kind 'operands'",
+                               m, "element")
+            element, per_operand = element[:-2], True
+        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=element, per_operand=per_operand,
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
+    return tuple(out)
+
+
+def _parse_call_forms(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, list):
+        raise ctx.fail("call_forms", "expected a list of {args: [...], rename: {...}}")
+    names = {a.name for a in args}
+    out = []
+    for i, form in enumerate(node):
+        where = f"call_forms[{i}]"
+        m = ctx.mapping(form, where, ("args",), ("rename", "doc"))
+        rename = m.get("rename") or {}
+        if not isinstance(m["args"], list) or not isinstance(rename, dict):
+            raise ctx.fail(where, "'args' is a list of argument names and 'rename' a mapping", m)
+        for new, old in rename.items():
+            if old not in names or new in names:
+                raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the target must be an argument "
+                               "and the new name must not be one", rename, new)
+        for k, arg in enumerate(m["args"]):
+            known = arg in names or arg in rename or (arg == "builder" and k == 0 and "builder" not in names)
+            if not known or m["args"].count(arg) > 1:
+                raise ctx.fail(f"{where}.args", f"'{arg}' is not an argument (or a leading 'builder'), or repeats", m,
+                               "args")
+        out.append(CallForm(args=tuple(m["args"]), rename={str(k): str(v) for k, v in rename.items()}))
     return tuple(out)
 
 
@@ -447,7 +494,8 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path)
+                  executable=bool(top.get("executable", True)), path=path,
+                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
