@@ -49,7 +49,7 @@ def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tupl
     return builder.build(), [v for v in args if not isinstance(v, Shape)]
 
 
-_DESCRIPTION_KEYS = {"op", "params", "pairwise", "select", "compare", "keys", "scan"}
+_DESCRIPTION_KEYS = {"op", "params", "pairwise", "select", "compare", "keys", "scan", "returns"}
 _TIE_OPS = {"Lt": "Eq", "Gt": "Eq", "Le": "Eq", "Ge": "Eq", "LtTotalOrder": "EqTotalOrder",
             "GtTotalOrder": "EqTotalOrder"}
 
@@ -68,6 +68,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
     - ``compare: N``: a Sort comparator over 2N scalars (``p_2k``, ``p_2k+1`` of operand k's type),
       lexicographic over the operands in ``keys`` (default ``[0]``): ``op`` decides, a tie on one key
       (the matching Eq) passes to the next.
+    - ``{op: Tuple, params: [...], returns: [i, ...]}``: the tuple of the parameters at those positions.
     - ``scan: inclusive | exclusive``: a Scan body over m inputs and m carries (the inits' shapes):
       ``c'_i = op(x_i, c_i)``, the outputs are the new carries (inclusive) or the old ones (exclusive).
     """
@@ -105,7 +106,13 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
     else:
         raise ValueError(f"computation description {desc!r}: params is a list of shapes, 'operands', 'elements' or "
                          "'scalars'")
-    getattr(ops, op)(*[ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)])
+    p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)]
+    if op == "Tuple":
+        returns = desc.get("returns", list(range(len(p))))
+        if not isinstance(returns, list) or any(not isinstance(i, int) or not 0 <= i < len(p) for i in returns):
+            raise ValueError(f"computation description {desc!r}: returns lists parameter positions below {len(p)}")
+        return sub.build(ops.Tuple(sub, [p[i] for i in returns]))
+    getattr(ops, op)(*p)
     return sub.build()
 
 
