@@ -70,7 +70,7 @@ def sort_order(ctx: Any, operands: list[np.ndarray]) -> tuple[np.ndarray, np.nda
     d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
     moved = [np.moveaxis(x, d, -1) for x in operands]
     n = moved[0].shape[-1]
-    rows = [x.reshape(-1, n) for x in moved]
+    rows = [x.reshape(int(np.prod(x.shape[:-1], dtype=np.int64)), n) for x in moved]
     less = _less_matrix(ctx, rows) if rows[0].size else np.zeros((rows[0].shape[0], n, n), bool)
     order = np.empty(rows[0].shape, dtype=np.int64)
     for r in range(order.shape[0]):
