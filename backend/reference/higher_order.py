@@ -115,9 +115,9 @@ def total_order_key(x: np.ndarray) -> np.ndarray:
     for floats (the sign-magnitude bit pattern made two's complement), the values themselves otherwise."""
     if x.dtype.kind not in "fV" and not etypes.is_float(etypes.dtype_to_etype(x.dtype)):
         return x.astype(np.int64) if x.dtype.kind != "u" else x.astype(np.uint64)
-    bits = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.int64)
-    sign = np.int64(1) << (8 * x.dtype.itemsize - 1)
-    return np.where(bits & sign, -(bits & (sign - 1)) - 1, bits)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    bits = x.view(signed).astype(np.int64)
+    return np.where(bits < 0, -(bits & np.iinfo(signed).max) - 1, bits)
 
 
 @evaluator("TopK")
