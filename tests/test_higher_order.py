@@ -258,3 +258,13 @@ def test_loader_checks_per_operand_variables_and_call_forms(tmp_path):
     path.write_text(SPEC.format(kind="operands", call_forms="call_forms: [{args: [x], rename: {x: nothing}}]"))
     with pytest.raises(SpecError, match="rename"):
         specs.load_file(path)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_xla_client_form(backend):
+    sub, (a, c) = _scalars("add", S32, S32)
+    ops.Add(a, c)
+    b = XlaBuilder("reduce")
+    ops.Reduce(b, [_param(b, 0, S32, (2, 3))], [_param(b, 1, S32, ())], sub.build(), [1])
+    out = _run(backend, b.build(), np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.int32(10))
+    np.testing.assert_array_equal(out[0], [16, 25])

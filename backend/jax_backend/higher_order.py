@@ -1,9 +1,10 @@
 """jax lowerings of the higher-order ops: Map (jnp.vectorize), Scan (lax.scan), Sort and TopK.
 
 Sort: jax's sort primitive (``sort_p``) builds its own comparator (a lexicographic less-than over
-``num_keys`` operands, with -0.0 = +0.0 and every NaN equal), so it lowers exactly only a
-less-than on the first operand of an integer or pred type. Any other comparator is lowered by a
-decomposition that needs nothing but the comparator being a strict weak order, as the document
+``num_keys`` operands, with -0.0 = +0.0 and every NaN equal) and takes no other. A comparator that
+is a total order on operand 0 (Lt/Gt on integers, LtTotalOrder/GtTotalOrder on floats) becomes
+lax.sort on an integer key ordered as XLA's total order (negated for descending), sorted along
+with the operands. Any other comparator is lowered by a decomposition that needs nothing but the comparator being a strict weak order, as the document
 requires: the comparator is evaluated on every pair of elements of a row (``less[i, j]``), and
 element i goes to position ``#{j : less[j, i]} + #{j < i : i and j are equivalent}`` — a stable
 sort, which is also a valid result of an unstable one. It takes O(n^2) memory per row.
@@ -19,8 +20,6 @@ from jax import lax
 from backend.builder import XlaComputation
 from backend.jax_backend import lowering
 from backend.rules.higher_order import sort_dimension
-
-_LESS_THAN = ("Lt", "LtTotalOrder")
 
 
 @lowering("Map")
@@ -48,13 +47,26 @@ def scan(ctx: Any, inputs: list[Any], inits: list[Any]) -> tuple[Any, ...]:
     return tuple(jnp.moveaxis(o, 0, d) for o in outputs) + tuple(carries)
 
 
-def _is_integer_less_than(comp: XlaComputation) -> bool:
-    """The comparator is ``p0 < p1`` on an integer or pred type (where jax's own comparator agrees)."""
+def _key_order(comp: XlaComputation) -> str | None:
+    """``"ascending"`` / ``"descending"`` when the comparator is a total order on operand 0 alone:
+    ``p0 < p1`` / ``p0 > p1`` for integers and pred (any comparison type), LtTotalOrder / GtTotalOrder
+    (or Compare with TOTALORDER) for floats; else ``None``."""
     root, params = comp.root_instruction, comp.parameters
     if tuple(root.operands) != (params[0].id, params[1].id):
-        return False
-    less = root.opcode in _LESS_THAN or (root.opcode == "Compare" and root.attrs["direction"].value == "LT")
-    return less and params[0].shape.numpy_dtype().kind in "iub"
+        return None
+    kind = params[0].shape.numpy_dtype().kind
+    names = {"Lt": ("LT", False), "Gt": ("GT", False), "LtTotalOrder": ("LT", True), "GtTotalOrder": ("GT", True)}
+    if root.opcode in names:
+        direction, total = names[root.opcode]
+    elif root.opcode == "Compare":
+        direction = root.attrs["direction"].value
+        compare_type = root.attrs.get("compare_type")
+        total = compare_type is not None and compare_type.value == "TOTALORDER"
+    else:
+        return None
+    if direction not in ("LT", "GT") or not (total or kind in "iub"):
+        return None
+    return "ascending" if direction == "LT" else "descending"
 
 
 def _positions(ctx: Any, rows: list[Any]) -> Any:
@@ -72,14 +84,17 @@ def _positions(ctx: Any, rows: list[Any]) -> Any:
 def sort(ctx: Any, operands: list[Any]) -> Any:
     d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
     comp = ctx.attr("comparator")
-    if _is_integer_less_than(comp):
-        out = lax.sort(tuple(operands), dimension=d, is_stable=bool(ctx.attr("is_stable")), num_keys=1)
+    order = _key_order(comp)
+    if order is not None:  # lax.sort on an integer key that orders as the comparator does
+        key = _total_order_key(operands[0])
+        key = ~key if order == "descending" else key
+        out = lax.sort((key, *operands), dimension=d, is_stable=bool(ctx.attr("is_stable")), num_keys=1)[1:]
     else:
         rows = [jnp.moveaxis(x, d, -1) for x in operands]
         if rows[0].size == 0:
             return operands[0] if len(operands) == 1 else tuple(operands)
-        order = jnp.argsort(_positions(ctx, rows), axis=-1)  # the inverse permutation: input index per position
-        out = tuple(jnp.moveaxis(jnp.take_along_axis(x, order, axis=-1), -1, d) for x in rows)
+        ranks = jnp.argsort(_positions(ctx, rows), axis=-1)  # the inverse permutation: input index per position
+        out = tuple(jnp.moveaxis(jnp.take_along_axis(x, ranks, axis=-1), -1, d) for x in rows)
     return out[0] if len(out) == 1 else tuple(out)
 
 
