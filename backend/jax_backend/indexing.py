@@ -15,7 +15,7 @@ from jax import lax
 from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.computations import binary_reducer_name, tuple_element_parameters
 from backend.errors import UnsupportedError
-from backend.jax_backend import lowering
+from backend.jax_backend import limitation, lowering
 from backend.rules.indexing import returns_second_parameter
 
 DN = "dimension_numbers"
@@ -67,14 +67,30 @@ def scatter_combiner(ctx: Any, dtype: Any) -> str | None:
     return name if name in LAX_SCATTERS and np.dtype(dtype).kind != "b" else None
 
 
-def _element_combiner(ctx: Any, i: int, n: int) -> Any:
-    """Operand i's combiner ``(current, update) -> new`` when the update computation's result i depends only
-    on its parameters i and n + i (each operand scattered on its own, as jax scatters one operand)."""
-    comp = ctx.attr("update_computation")
+def _mixing_reason(comp: Any, n: int) -> str | None:
+    """Why jax cannot scatter n operands with this update computation (one scatter per operand needs
+    result i to depend only on parameters i and n + i), or None."""
     deps = tuple_element_parameters(comp)
-    if deps is None or not deps[i] <= {i, n + i}:
-        raise UnsupportedError("jax", "Scatter", f"{n} operands whose update computation mixes them (result {i} "
-                               "depends on other operands' values): jax.lax.scatter takes one operand at a time")
+    for i in range(n):
+        if deps is None or not deps[i] <= {i, n + i}:
+            return (f"{n} operands whose update computation mixes them (result {i} depends on other operands' "
+                    "values): jax.lax.scatter takes one operand at a time")
+    return None
+
+
+@limitation("Scatter")
+def _variadic_scatter_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    n = inst.operand_args[0][1]
+    return _mixing_reason(inst.attrs["update_computation"], n) if n > 1 else None
+
+
+def _element_combiner(ctx: Any, i: int, n: int) -> Any:
+    """Operand i's combiner ``(current, update) -> new``, from the update computation's result i (which
+    depends only on parameters i and n + i: see the limitation above)."""
+    comp = ctx.attr("update_computation")
+    reason = _mixing_reason(comp, n)
+    if reason:
+        raise UnsupportedError("jax", "Scatter", reason)
     params = comp.program_shape().parameter_shapes()
 
     def combine(x: Any, y: Any) -> Any:
