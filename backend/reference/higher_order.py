@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from backend import etypes
+from backend.errors import UnsupportedError
 from backend.reference import evaluator, implementation_defined
 from backend.rules.higher_order import sort_dimension
 
@@ -56,7 +57,7 @@ def _less_matrix(ctx: Any, rows: list[np.ndarray]) -> np.ndarray:
         less = np.asarray(ctx.call(comp, args), dtype=bool)
         if less.shape == (r, n, n):
             return less
-    except (ValueError, TypeError, IndexError):  # a comparator that does not vectorise: one call per pair
+    except (ValueError, TypeError, IndexError, UnsupportedError):  # a comparator that does not vectorise
         pass
     less = np.zeros((r, n, n), dtype=bool)
     for index in np.ndindex(r, n, n):
