@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import specs
 from backend.backends import available_backends, get_backend
@@ -103,7 +104,13 @@ def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
         return 2
     start = time.perf_counter()
 
-    def progress(report: object) -> None:
+    shown = 0
+
+    def progress(report: Any) -> None:
+        nonlocal shown
+        for f in report.findings[shown:]:
+            print(f"... disagreement in program {report.programs}: {f.signature} ({f.program.describe()})", flush=True)
+        shown = len(report.findings)
         if report.programs % 100 == 0:
             print(f"... {report.programs} programs, {len(report.findings)} disagreements", flush=True)
 

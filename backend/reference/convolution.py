@@ -110,14 +110,35 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return _to_output_layout(convolve(lhs, rhs, args)[0], args).astype(ctx.shape.numpy_dtype())
 
 
+# Element types for which XLA on CPU runs a grouped convolution as a dense one (found by the fuzzer).
+_DENSE_GROUP_TYPES = frozenset({etypes.PrimitiveType.F64, etypes.PrimitiveType.C128})
+
+
+def _window_meets_non_finite(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> np.ndarray:
+    """Results whose window holds a non-finite lhs element in any feature of any batch element: a
+    dense convolution with a kernel that is zero outside each group gives inf x 0 = NaN there."""
+    dn = args.dimension_numbers
+    non_finite = ~np.isfinite(lhs)
+    if non_finite.dtype != np.bool_:
+        non_finite = np.asarray(non_finite, np.bool_)
+    anywhere = non_finite.any(axis=(dn.input_batch_dimension, dn.input_feature_dimension), keepdims=True)
+    indicator = np.broadcast_to(anywhere, lhs.shape).astype(np.float64)
+    counts = convolve(indicator, np.ones(rhs.shape, np.float64), args)[0]
+    return _to_output_layout(counts > 0, args)
+
+
 @implementation_defined(*CONV_OPS)
 def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
-    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole."""
+    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
+    ``grouped_non_finite``: f64/c128 grouped convolutions, results whose window meets an inf/NaN."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     if ctx.shape.element_type() not in etypes.SIGNED_INTS:
         with np.errstate(all="ignore"):
-            return {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
+            masks = {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
+            if ctx.shape.element_type() in _DENSE_GROUP_TYPES and args.feature_group_count * args.batch_group_count > 1:
+                masks["grouped_non_finite"] = _window_meets_non_finite(lhs, rhs, args)
+            return masks
     exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
     info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())
     return {"signed_overflow": (exact < info.min) | (exact > info.max)}
