@@ -94,6 +94,8 @@ SETTLED = {
                       {"window_strides": [1], "padding": [[0, 0]], "lhs_dilation": [1], "rhs_dilation": [1],
                        "batch_group_count": 2}),)),
         None),
+    # Reference fix: Erf of a rank-0 operand crashed (frompyfunc returns a bare float there).
+    "erf_scalar": (Program((Step("Erf", {"operand": np.float32(0.5).reshape(())}, {}),)), AGREE),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),

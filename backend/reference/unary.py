@@ -94,7 +94,8 @@ def _log1p_complex(z: Array) -> Array:
 
 
 def _erf(x: Array) -> Array:
-    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+    """math.erf per element (np.asarray: on a rank-0 operand frompyfunc returns a bare float)."""
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.float64)
 
 
 def _logistic(x: Array) -> Array:
