@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -109,11 +110,13 @@ def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
     def progress(report: Any) -> None:
         nonlocal shown
         for f in report.findings[shown:]:
-            print(f"... disagreement in program {report.programs}: {f.signature} ({f.program.describe()})", flush=True)
+            print(f"... disagreement in program {report.programs}: {f.signature} ({f.program.describe()}): "
+                  f"{f.message.splitlines()[0][:200]}", flush=True)
         shown = len(report.findings)
         if report.programs % 100 == 0:
             print(f"... {report.programs} programs, {len(report.findings)} disagreements", flush=True)
 
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop and report what ran
     report = fuzz(args.examples, args.seed, names, args.max_steps, backend, progress)
     print(summary_text(report, args.verbose))
     print(f"\nfuzz seed {args.seed} on {backend.name}: {report.programs} programs in "

@@ -106,6 +106,7 @@ class FuzzReport:
     findings: list[Finding] = dataclasses.field(default_factory=list)
     excused: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     unsupported: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    interrupted: bool = False
 
     def record(self, program: Program, outcome: str, finding: Finding | None = None, why: str = "") -> None:
         self.programs += 1
@@ -338,7 +339,10 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
         if progress:
             progress(report)
 
-    search()
+    try:
+        search()
+    except KeyboardInterrupt:  # an interrupted search still reports what it ran
+        report.interrupted = True
     return report
 
 
@@ -382,7 +386,8 @@ def program_reproduction(program: Program, backends: Sequence[str] = ("reference
 
 
 def summary_text(report: FuzzReport, verbose: bool = False) -> str:
-    lines = [f"{report.programs} programs ({', '.join(f'{n} op' + ('s' if n > 1 else '') + f': {c}' for n, c in sorted(report.steps.items()))}), "
+    lines = ["(interrupted)"] if report.interrupted else []
+    lines += [f"{report.programs} programs ({', '.join(f'{n} op' + ('s' if n > 1 else '') + f': {c}' for n, c in sorted(report.steps.items()))}), "
              f"{len(report.ops)} distinct ops",
              "outcomes: " + ", ".join(f"{k} {report.outcomes[k]}" for k in (AGREE, EXCUSED, PROPAGATED, SKIPPED,
                                                                              DISAGREE))]
