@@ -96,6 +96,16 @@ SETTLED = {
         None),
     # Reference fix: Erf of a rank-0 operand crashed (frompyfunc returns a bare float there).
     "erf_scalar": (Program((Step("Erf", {"operand": np.float32(0.5).reshape(())}, {}),)), AGREE),
+    # Spec fix (Dot/DotGeneral: implementation_defined accumulation_overflow, subnormals, complex_non_finite).
+    "dot_partial_sum_overflow": (
+        Program((Step("DotGeneral", {"lhs": _f32(3e38, 3e38, -3e38).reshape(1, 3), "rhs": _f32(1, 1, 1).reshape(3, 1)},
+                      {"dimension_numbers": [[[1], [0]], [[], []]]}),)),
+        None),
+    "dot_infinity_times_subnormal": (
+        Program((Step("Dot", {"lhs": _f32(-np.inf, 1).reshape(1, 2), "rhs": _f32(-1.4e-45, 2)}, {}),)), None),
+    "dot_complex_infinity": (
+        Program((Step("Dot", {"lhs": np.array([[np.inf + 0j, 1], [2, 3]]), "rhs": np.array([1 + 1j, -np.inf])}, {}),)),
+        None),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
