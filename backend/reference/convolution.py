@@ -18,7 +18,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import widen
+from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -127,6 +127,20 @@ def _window_meets_non_finite(lhs: np.ndarray, rhs: np.ndarray, args: ConvArgumen
     return _to_output_layout(counts > 0, args)
 
 
+def _non_finite_products(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, np.ndarray]:
+    """``subnormals``: results where a subnormal element (XLA on CPU flushes it to 0) meets an inf or
+    NaN (inf x 0 = NaN); ``complex_non_finite``: complex results whose products meet an inf or NaN."""
+    def meets(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return _to_output_layout(convolve(x.astype(np.float64), w.astype(np.float64), args)[0] > 0, args)
+
+    non_finite_lhs, non_finite_rhs = ~np.isfinite(lhs), ~np.isfinite(rhs)
+    masks = {"subnormals": meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs))}
+    if np.iscomplexobj(lhs):
+        masks["complex_non_finite"] = meets(non_finite_lhs, np.ones(rhs.shape)) | \
+            meets(np.ones(lhs.shape), non_finite_rhs)
+    return masks
+
+
 @implementation_defined(*CONV_OPS)
 def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
@@ -138,6 +152,7 @@ def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, n
             masks = {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
             if ctx.shape.element_type() in _DENSE_GROUP_TYPES and args.feature_group_count * args.batch_group_count > 1:
                 masks["grouped_non_finite"] = _window_meets_non_finite(lhs, rhs, args)
+            masks.update(_non_finite_products(lhs, rhs, args))
             return masks
     exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
     info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())
