@@ -93,8 +93,10 @@ class Finding:
 
     @property
     def signature(self) -> str:
-        """Groups findings of one cause: the op and the first words of the message."""
-        return f"{self.op}: {' '.join(self.message.split()[:3])}"
+        """Groups findings of one cause: the op, the element type of the first difference, and the first
+        words of the message."""
+        etype = re.search(r"got np\.(\w+)\(", self.message)
+        return f"{self.op}{' ' + etype.group(1) if etype else ''}: {' '.join(self.message.split()[:3])}"
 
 
 @dataclasses.dataclass
