@@ -63,6 +63,8 @@ def _f32(*values):
     return np.array(values, np.float32)
 
 
+_CONV_1D = {"window_strides": [1], "padding": [[0, 0]], "lhs_dilation": [1], "rhs_dilation": [1]}
+
 # Disagreements a search found, each settled (issue 10, item 4); the program as found, shrunk by hand.
 SETTLED = {
     # Reference fix: complex Logistic computed 1 / (1 + e^-z) = 1 / inf-ish = NaN where e^-z overflows.
@@ -105,6 +107,15 @@ SETTLED = {
         Program((Step("Dot", {"lhs": _f32(-np.inf, 1).reshape(1, 2), "rhs": _f32(-1.4e-45, 2)}, {}),)), None),
     "dot_complex_infinity": (
         Program((Step("Dot", {"lhs": np.array([[np.inf + 0j, 1], [2, 3]]), "rhs": np.array([1 + 1j, -np.inf])}, {}),)),
+        None),
+    # Spec fix (conv specs: implementation_defined subnormals, complex_non_finite).
+    "conv_infinity_times_subnormal": (
+        Program((Step("ConvGeneralDilated", {"lhs": _f32(-np.inf, 1).reshape(1, 1, 2),
+                                             "rhs": _f32(-1.4e-45).reshape(1, 1, 1)}, _CONV_1D),)),
+        None),
+    "conv_complex_infinity": (
+        Program((Step("ConvGeneralDilated", {"lhs": np.array([[[np.inf + 0j, 1, -np.inf + 2j]]], np.complex64),
+                                             "rhs": np.array([[[1 + 1j, 2 - 1j]]], np.complex64)}, _CONV_1D),)),
         None),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
