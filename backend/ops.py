@@ -15,7 +15,7 @@ from backend import attributes, broadcasting, etypes
 from backend.builder import XlaBuilder, XlaOp
 from backend.errors import OpError
 from backend.rules import SHAPE_RULES, OpContext
-from backend.shape import Shape
+from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +128,8 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
 def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, bdims: tuple[int, ...]) -> XlaOp:
     """The implicit broadcast XlaBuilder inserts for element-wise ops (an explicit BroadcastInDim)."""
     placement = broadcasting.operand_placement(shape.rank(), result.rank(), bdims)
-    target = Shape.array_shape(shape.element_type(), result.dimensions())
+    dynamic = broadcast_dynamic_dimensions(result.dimensions(), [(shape, placement)])
+    target = Shape.array_shape(shape.element_type(), result.dimensions(), dynamic_dimensions=dynamic)
     return builder.add_instruction("BroadcastInDim", [op], (("operand", None),),
                                    {"out_dim_size": result.dimensions(), "broadcast_dimensions": placement}, target)
 

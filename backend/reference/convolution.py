@@ -19,6 +19,7 @@ import numpy as np
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
 from backend.reference.elementwise import subnormal_mask, widen
+from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -145,11 +146,16 @@ def _non_finite_products(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) 
 def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
     ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
-    ``grouped_non_finite``: f64/c128 grouped convolutions, results whose window meets an inf/NaN."""
+    ``accumulation_overflow``: float results where a product or partial sum may leave the type's range;
+    ``grouped_non_finite``: f64/c128 grouped convolutions, results whose window meets an inf/NaN;
+    ``subnormals`` and ``complex_non_finite``: see ``_non_finite_products``."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     if ctx.shape.element_type() not in etypes.SIGNED_INTS:
         with np.errstate(all="ignore"):
             masks = {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
+            if is_inexact(ctx.shape.numpy_dtype()):
+                bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
+                masks["accumulation_overflow"] = accumulation_may_overflow(bound, ctx.shape.numpy_dtype())
             if ctx.shape.element_type() in _DENSE_GROUP_TYPES and args.feature_group_count * args.batch_group_count > 1:
                 masks["grouped_non_finite"] = _window_meets_non_finite(lhs, rhs, args)
             masks.update(_non_finite_products(lhs, rhs, args))

@@ -16,26 +16,22 @@ from backend.rules.linear_algebra import dot_dimension_numbers
 
 
 def dot_general_einsum(lhs: np.ndarray, rhs: np.ndarray, dn: DotDimensionNumbers, out_dtype: np.dtype) -> np.ndarray:
-    """The exact (wide) DotGeneral of ``lhs`` and ``rhs``, rounded once to ``out_dtype``."""
-    with np.errstate(all="ignore"):
-        return np.asarray(_einsum(widen(lhs), widen(rhs), dn)).astype(out_dtype)
-
-
-def _einsum(a: np.ndarray, b: np.ndarray, dn: DotDimensionNumbers) -> np.ndarray:
     letters = iter(string.ascii_letters)
-    lhs_sub = [next(letters) for _ in range(a.ndim)]
-    rhs_sub = [next(letters) for _ in range(b.ndim)]
+    lhs_sub = [next(letters) for _ in range(lhs.ndim)]
+    rhs_sub = [next(letters) for _ in range(rhs.ndim)]
     for l_dim, r_dim in zip(dn.lhs_contracting_dimensions + dn.lhs_batch_dimensions,
                             dn.rhs_contracting_dimensions + dn.rhs_batch_dimensions):
         rhs_sub[r_dim] = lhs_sub[l_dim]
     out = [lhs_sub[d] for d in dn.lhs_batch_dimensions]
     out += [s for d, s in enumerate(lhs_sub) if d not in dn.lhs_contracting_dimensions + dn.lhs_batch_dimensions]
     out += [s for d, s in enumerate(rhs_sub) if d not in dn.rhs_contracting_dimensions + dn.rhs_batch_dimensions]
+    a, b = widen(lhs), widen(rhs)
     if a.dtype != b.dtype:
         common = np.promote_types(a.dtype, b.dtype)
         a, b = a.astype(common), b.astype(common)
     with np.errstate(all="ignore"):
-        return np.einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", a, b)
+        result = np.einsum(f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}", a, b)
+        return np.asarray(result).astype(out_dtype)
 
 
 @evaluator("DotGeneral")
@@ -48,33 +44,50 @@ def dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return dot_general_einsum(lhs, rhs, dot_dimension_numbers(lhs.ndim), ctx.shape.numpy_dtype())
 
 
-def _dimension_numbers(ctx: Any, lhs: np.ndarray) -> DotDimensionNumbers:
-    return ctx.attr("dimension_numbers") if ctx.inst.opcode == "DotGeneral" else dot_dimension_numbers(lhs.ndim)
+def finite_magnitude(x: np.ndarray) -> np.ndarray:
+    """|x| in float64 (|re| + |im| for complex, which bounds every partial product), non-finite as 0."""
+    with np.errstate(all="ignore"):
+        wide = x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+        mag = np.abs(wide.real) + np.abs(wide.imag) if x.dtype.kind == "c" else np.abs(wide)
+    return np.where(np.isfinite(mag), mag, 0.0)
+
+
+def accumulation_may_overflow(magnitude_sum: np.ndarray, result_dtype: np.dtype) -> np.ndarray:
+    """Where a sum of products whose magnitudes sum to ``magnitude_sum`` may overflow the result
+    type in some order of accumulation (with a margin for rounding of the partial sums)."""
+    real = np.dtype(np.float32 if result_dtype == np.complex64 else np.float64) if result_dtype.kind == "c" \
+        else result_dtype
+    return magnitude_sum > float(ml_dtypes.finfo(real).max) * (1 - 2.0 ** -10)
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    et = etypes.dtype_to_etype(dtype)
+    return etypes.is_float(et) or etypes.is_complex(et)
 
 
 @implementation_defined("Dot", "DotGeneral")
 def dot_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
-    """``accumulation_overflow``: float results whose sum of |products| exceeds the result type, so that
-    a product or partial sum in that type can overflow (the reference sums exactly, in f64);
-    ``subnormals``: results where a subnormal operand element (XLA flushes it to 0) meets an inf or NaN
-    (inf x 0 = NaN), or that are subnormal themselves;
-    ``complex_non_finite``: complex results whose contraction meets an inf or NaN part (found by the fuzzer)."""
-    et = ctx.shape.element_type()
-    if not (etypes.is_float(et) or etypes.is_complex(et)):
+    """``accumulation_overflow``: float results where a product or a partial sum can leave the
+    result type's range although the exact sum may not (XLA accumulates in the result type);
+    ``subnormals``: results where a subnormal operand element (XLA on CPU flushes it to 0) meets an
+    inf or NaN (inf x 0 = NaN), or that are subnormal themselves; ``complex_non_finite``: complex
+    results whose contraction meets an inf or NaN part (these two found by the fuzzer)."""
+    out = ctx.shape.numpy_dtype()
+    if not is_inexact(out):
         return {}
-    dn = _dimension_numbers(ctx, lhs)
-    a, b = widen(lhs), widen(rhs)
-    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
-    magnitudes = _einsum(np.where(finite_a, np.abs(a), 0.0), np.where(finite_b, np.abs(b), 0.0), dn)
-    top = float(ml_dtypes.finfo(etypes.etype_to_dtype(et)).max)
-    masks = {"accumulation_overflow": magnitudes > top}
-    sub_a, sub_b = subnormal_mask(lhs).astype(np.float64), subnormal_mask(rhs).astype(np.float64)
-    exact = _einsum(a, b, dn)
-    masks["subnormals"] = (_einsum(sub_a, (~finite_b).astype(np.float64), dn)
-                           + _einsum((~finite_a).astype(np.float64), sub_b, dn) > 0) | \
-        subnormal_mask(np.asarray(exact).astype(etypes.etype_to_dtype(et)))
-    if etypes.is_complex(et):
-        meets = _einsum((~finite_a).astype(np.float64), np.ones(b.shape), dn) + \
-            _einsum(np.ones(a.shape), (~finite_b).astype(np.float64), dn)
-        masks["complex_non_finite"] = meets > 0
+    dn = ctx.attr("dimension_numbers") if ctx.attrs.get("dimension_numbers") is not None \
+        else dot_dimension_numbers(lhs.ndim)
+    bound = dot_general_einsum(finite_magnitude(lhs), finite_magnitude(rhs), dn, np.dtype(np.float64))
+    masks = {"accumulation_overflow": accumulation_may_overflow(bound, out)}
+
+    def meets(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return dot_general_einsum(x.astype(np.float64), y.astype(np.float64), dn, np.dtype(np.float64)) > 0
+
+    with np.errstate(all="ignore"):
+        non_finite_lhs, non_finite_rhs = ~np.isfinite(lhs), ~np.isfinite(rhs)
+        masks["subnormals"] = meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs)) \
+            | subnormal_mask(dot_general_einsum(lhs, rhs, dn, out))
+        if out.kind == "c":
+            masks["complex_non_finite"] = meets(non_finite_lhs, np.ones(rhs.shape)) | \
+                meets(np.ones(lhs.shape), non_finite_rhs)
     return masks
