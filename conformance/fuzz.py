@@ -44,7 +44,8 @@ from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, run_ca
 from specs.loader import Bound
 
 # Outcomes of one program.
-AGREE, EXCUSED, PROPAGATED, SKIPPED, DISAGREE = "agree", "excused", "propagated", "unsupported", "disagree"
+AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, DISAGREE = ("agree", "excused", "propagated", "unsupported",
+                                                         "invalid values", "disagree")
 VALUE_MODES = ("spec", "free", "wide")
 # Ops whose value is bound by the runner rather than computed (nothing to compare).
 _NOT_FUZZED = frozenset({"Parameter"})
@@ -118,7 +119,7 @@ class FuzzReport:
         if finding is not None:
             self.findings.append(finding)
         if why:
-            (self.unsupported if outcome == SKIPPED else self.excused)[why] += 1
+            (self.unsupported if outcome in (SKIPPED, INVALID) else self.excused)[why] += 1
 
 
 # -- judging -----------------------------------------------------------------------------------
@@ -149,6 +150,8 @@ def judge(program: Program, reference: Any, backend: Any) -> tuple[str, Finding 
     comp, args = program.build()
     try:
         ref = reference.execute(comp, args)
+    except OpError as e:  # the values are invalid for the program (a runtime size out of its bound)
+        return INVALID, None, f"{type(e).__name__} in {e.op}"
     except Exception as e:  # the builder accepted the program: the reference failing is a bug of ours
         return DISAGREE, Finding(program, program.steps[-1].op, f"reference raised {type(e).__name__}: {e}\n"
                                  f"{traceback.format_exc(limit=3)}", program_reproduction(program)), ""
@@ -392,7 +395,7 @@ def summary_text(report: FuzzReport, verbose: bool = False) -> str:
     lines += [f"{report.programs} programs ({', '.join(f'{n} op' + ('s' if n > 1 else '') + f': {c}' for n, c in sorted(report.steps.items()))}), "
              f"{len(report.ops)} distinct ops",
              "outcomes: " + ", ".join(f"{k} {report.outcomes[k]}" for k in (AGREE, EXCUSED, PROPAGATED, SKIPPED,
-                                                                             DISAGREE))]
+                                                                             INVALID, DISAGREE))]
     if report.excused:
         lines.append("excused: " + ", ".join(f"{k} x{c}" for k, c in report.excused.most_common(12)))
     if report.unsupported:
