@@ -117,6 +117,15 @@ SETTLED = {
         Program((Step("ConvGeneralDilated", {"lhs": np.array([[[np.inf + 0j, 1, -np.inf + 2j]]], np.complex64),
                                              "rhs": np.array([[[1 + 1j, 2 - 1j]]], np.complex64)}, _CONV_1D),)),
         None),
+    # Spec fix (Div: implementation_defined broadcast_divisor_reciprocal): x / broadcast(y) is x * (1/y) in XLA.
+    "div_by_broadcast_scalar": (
+        Program((Step("Div", {"lhs": _f32(0, 2.4648544788360596, 0.991311252117157, -3.9094717502593994),
+                              "rhs": np.float32(1.3391237258911133).reshape(())}, {}),)),
+        EXCUSED),
+    "div_f16_by_broadcast_scalar": (
+        Program((Step("Div", {"lhs": np.array([0.21044921875, -np.inf, 0.697265625, -1.3984375], np.float16),
+                              "rhs": np.float16(0.284912109375).reshape(())}, {}),)),
+        EXCUSED),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
