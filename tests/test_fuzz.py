@@ -126,6 +126,11 @@ SETTLED = {
         Program((Step("Div", {"lhs": np.array([0.21044921875, -np.inf, 0.697265625, -1.3984375], np.float16),
                               "rhs": np.float16(0.284912109375).reshape(())}, {}),)),
         EXCUSED),
+    # Reference fix: rank-0 results came back as NumPy scalars, and DynamicUpdateSlice then assigned into one.
+    "rank0_max_then_dynamic_update_slice": (
+        Program((Step("Max", {"lhs": np.array(True), "rhs": np.array(False)}, {}),
+                 Step("DynamicUpdateSlice", {"update": np.array(False), "start_indices": []}, {}, chained="operand"))),
+        AGREE),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
