@@ -111,21 +111,11 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return _to_output_layout(convolve(lhs, rhs, args)[0], args).astype(ctx.shape.numpy_dtype())
 
 
-# Element types for which XLA on CPU runs a grouped convolution as a dense one (found by the fuzzer).
-_DENSE_GROUP_TYPES = frozenset({etypes.PrimitiveType.F64, etypes.PrimitiveType.C128})
-
-
-def _window_meets_non_finite(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> np.ndarray:
-    """Results whose window holds a non-finite lhs element in any feature of any batch element: a
-    dense convolution with a kernel that is zero outside each group gives inf x 0 = NaN there."""
-    dn = args.dimension_numbers
-    non_finite = ~np.isfinite(lhs)
-    if non_finite.dtype != np.bool_:
-        non_finite = np.asarray(non_finite, np.bool_)
-    anywhere = non_finite.any(axis=(dn.input_batch_dimension, dn.input_feature_dimension), keepdims=True)
-    indicator = np.broadcast_to(anywhere, lhs.shape).astype(np.float64)
-    counts = convolve(indicator, np.ones(rhs.shape, np.float64), args)[0]
-    return _to_output_layout(counts > 0, args)
+def _grouped_non_finite(lhs: np.ndarray, rhs: np.ndarray, result_dims: tuple[int, ...]) -> np.ndarray:
+    """Every result of a grouped convolution whose operands hold an inf or NaN anywhere: run as a dense
+    convolution with a kernel masked to zero outside each group (and batch groups moved into
+    features), an inf or NaN meets those zeros (inf x 0 = NaN) in results of other groups."""
+    return np.full(result_dims, bool((~np.isfinite(lhs)).any() or (~np.isfinite(rhs)).any()))
 
 
 def _non_finite_products(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, np.ndarray]:
@@ -147,7 +137,7 @@ def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, n
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
     ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
     ``accumulation_overflow``: float results where a product or partial sum may leave the type's range;
-    ``grouped_non_finite``: f64/c128 grouped convolutions, results whose window meets an inf/NaN;
+    ``grouped_non_finite``: grouped convolutions, results whose window meets an inf/NaN in any group;
     ``subnormals`` and ``complex_non_finite``: see ``_non_finite_products``."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     if ctx.shape.element_type() not in etypes.SIGNED_INTS:
@@ -156,8 +146,8 @@ def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, n
             if is_inexact(ctx.shape.numpy_dtype()):
                 bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
                 masks["accumulation_overflow"] = accumulation_may_overflow(bound, ctx.shape.numpy_dtype())
-            if ctx.shape.element_type() in _DENSE_GROUP_TYPES and args.feature_group_count * args.batch_group_count > 1:
-                masks["grouped_non_finite"] = _window_meets_non_finite(lhs, rhs, args)
+            if is_inexact(ctx.shape.numpy_dtype()) and args.feature_group_count * args.batch_group_count > 1:
+                masks["grouped_non_finite"] = _grouped_non_finite(lhs, rhs, ctx.shape.dimensions())
             masks.update(_non_finite_products(lhs, rhs, args))
             return masks
     exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
