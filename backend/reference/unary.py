@@ -98,7 +98,11 @@ def _erf(x: Array) -> Array:
 
 
 def _logistic(x: Array) -> Array:
-    return 1 / (1 + np.exp(-x))
+    """1 / (1 + e^-x); for a complex x with a negative real part as e^x / (1 + e^x), which does not
+    overflow to inf/inf = NaN where e^-x is infinite and the result is about 0 (found by the fuzzer)."""
+    if not np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    return np.where(x.real < 0, np.exp(x) / (1 + np.exp(x)), 1 / (1 + np.exp(-x)))
 
 
 def _rsqrt(x: Array) -> Array:
