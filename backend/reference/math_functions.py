@@ -62,12 +62,23 @@ _BRANCH_CUTS: dict[str, Callable[[Array], Array]] = {
 }
 
 
+def _near_subnormal(operand: Array, result: Array) -> Array:
+    """Nonzero results below 4x the smallest normal number: XLA's formulas pass them through a
+    subnormal intermediate (asin(x) = 2 atan2(x, 1 + sqrt(1 - x^2)) halves x), which the CPU flushes."""
+    if np.iscomplexobj(operand):
+        return np.zeros(operand.shape, bool)
+    with np.errstate(invalid="ignore"):
+        magnitude = np.abs(result.astype(np.float64))
+    return (magnitude > 0) & (magnitude < 4 * float(ml_dtypes.finfo(operand.dtype).tiny))
+
+
 def _masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
     """Subnormal flushing and non-finite complex operands; for complex operands the op's branch cuts."""
     common = float_masks(name, fn)
 
     def masks(ctx: Any, operand: Array) -> dict[str, Array]:
         out = common(ctx, operand)
+        out["subnormal_flush"] = out["subnormal_flush"] | _near_subnormal(operand, in_wide_precision(fn, ctx, operand))
         if name in _BRANCH_CUTS and np.iscomplexobj(operand):
             out["branch_cut_sign"] = _BRANCH_CUTS[name](operand)
         return out
