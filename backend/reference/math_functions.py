@@ -144,7 +144,7 @@ def _step(x: Array, toward: Array) -> Array:
     index = np.searchsorted(values, x.astype(np.float64))
     index = np.clip(np.where(toward.astype(np.float64) > x.astype(np.float64), index + 1, index - 1),
                     0, len(values) - 1)
-    return values[index].astype(x.dtype)
+    return np.copysign(values[index], x.astype(np.float64)).astype(x.dtype)  # a zero reached keeps x's sign
 
 
 def _smallest_positive(dtype: np.dtype) -> float:
@@ -155,7 +155,7 @@ def _smallest_positive(dtype: np.dtype) -> float:
 def next_after(ctx: Any, from_: Array, to: Array) -> Array:
     """C's nextafter: ``to`` where from == to (so +-0 toward -+0 gives ``to``), NaN if either is NaN,
     the smallest subnormal signed like ``to`` from a zero, else the next value toward ``to``."""
-    with np.errstate(invalid="ignore"):
+    with np.errstate(all="ignore"):  # stepping the largest finite value toward inf overflows by design
         x, y = from_.astype(np.float64), to.astype(np.float64)
         nan = np.isnan(x) | np.isnan(y)
         equal = x == y
