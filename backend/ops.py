@@ -75,8 +75,9 @@ def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
             elif b is not builder:
                 raise OpError(spec.name, "arg-type", "operands come from different builders "
                               f"('{builder.name}' and '{b.name}')", a.name)
-    if builder is None:
-        raise OpError(spec.name, "arg-type", "no operand or builder given")
+    if builder is None:  # only variadic operands, all empty: nothing says which builder to add to
+        first = next((a.name for a in spec.args if a.kind in ("builder", "operand", "operands")), None)
+        raise OpError(spec.name, "arg-type", "no operand or builder given", first)
     return builder
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backend.backends import check_arguments, flatten_result
+from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
 from backend.builder import XlaComputation
 from backend.errors import UnsupportedError
 from backend.interpreter import EvalContext, GraphWalker
@@ -39,7 +39,7 @@ class ReferenceBackend:
         self._walker = RuntimeSizedWalker(self.name, EVALUATORS)
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for comp in [*computation.subcomputations(), computation]:
+        for comp in [*check_computation(computation).subcomputations(), computation]:
             for inst in comp.instructions:
                 if inst.opcode not in EVALUATORS:
                     return f"{inst.opcode} has no reference evaluator"
@@ -51,5 +51,6 @@ class ReferenceBackend:
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
         args = check_arguments(computation, arguments)
+        check_replicas(computation, replicas)
         result = self._walker.run(computation, args)
         return flatten_result(result, computation.root_instruction.shape)
