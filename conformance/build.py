@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 import numpy as np
@@ -114,16 +115,17 @@ def reproduction(case: Any, backend: str) -> str:
             continue
         values = value if isinstance(value, list) else [value]
         names = []
+        py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
         for v in values:
             shape = _param_shape(v)
-            var = f"{name}{len(names)}" if isinstance(value, list) else name
+            var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
             lines.append(f"{var} = ops.Parameter(b, {n}, Shape.array_shape({str(shape.element_type().name)!r}, "
                          f"{shape.dimensions()}), {var!r})")
             names.append(var)
             n += 1
             if not isinstance(v, Shape):
                 arg_values.append(_array_literal(v))
-        call_args.append(f"{name}=[{', '.join(names)}]" if isinstance(value, list) else f"{name}={name}")
+        call_args.append(f"{py_name}=[{', '.join(names)}]" if isinstance(value, list) else f"{py_name}={py_name}")
     call_args += [f"{k}={v!r}" for k, v in case.attrs.items()]
     lines.append(f"ops.{case.op}({', '.join(call_args)})")
     if case.violates:

@@ -172,7 +172,7 @@ _EXTRA_MASKS: dict[str, dict[str, Callable[[Array], Array]]] = {
 }
 
 
-def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
+def float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
     """Subnormal flushing (inputs or exact results), non-finite complex inputs, and the op's own ids."""
     def masks(ctx: Any, operand: Array) -> dict[str, Array]:
         exact_result = in_wide_precision(fn, ctx, operand)
@@ -185,7 +185,7 @@ def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Arra
 
 
 for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
-    implementation_defined(_name)(_float_masks(_name, _fn))
+    implementation_defined(_name)(float_masks(_name, _fn))
 
 
 # -- sign, negation, absolute value --------------------------------------------------------------
@@ -205,7 +205,7 @@ def sign(ctx: Any, operand: Array) -> Array:
     return in_wide_precision(_float_sign, ctx, operand)
 
 
-implementation_defined("Sign")(_float_masks("Sign", _float_sign))
+implementation_defined("Sign")(float_masks("Sign", _float_sign))
 
 
 @evaluator("Neg")
