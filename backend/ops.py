@@ -8,6 +8,7 @@ op's shape rule, insert implicit broadcasts, add the instruction.
 from __future__ import annotations
 
 import inspect
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -18,15 +19,26 @@ from backend.rules import SHAPE_RULES, OpContext
 from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
+def _python_name(arg: str) -> str:
+    """The signature's name for a spec argument: a Python keyword gets a trailing underscore (``from_``)."""
+    return arg + "_" if keyword.iskeyword(arg) else arg
+
+
+def _spec_arg_name(key: str) -> str:
+    """The spec argument a keyword names: ``from_`` and ``from`` (via ``**{"from": x}``) both name ``from``."""
+    return key[:-1] if key.endswith("_") and keyword.iskeyword(key[:-1]) else key
+
+
 def _choose_form(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The spec's own signature (``None``) or the call form (xla_client's) the call is written in: a
     leading XlaBuilder the op has no argument for, or a keyword only a call form knows, selects it."""
     names = {a.name for a in spec.args}
-    leading_builder = (bool(args) and isinstance(args[0], XlaBuilder)) or "builder" in kwargs
+    keys = [_spec_arg_name(k) for k in kwargs]
+    leading_builder = (bool(args) and isinstance(args[0], XlaBuilder)) or "builder" in keys
     for form in spec.call_forms:
         if leading_builder and "builder" not in names and form.extra_builder:
             return form
-        if any(k not in names for k in kwargs) and all(k in form.args or k in form.rename for k in kwargs):
+        if any(k not in names for k in keys) and all(k in form.args or k in form.rename for k in keys):
             return form
     return None
 
@@ -41,6 +53,7 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[dic
                       f"got {len(args)}")
     bound = {rename.get(n, n): v for n, v in zip(names, args)}
     for key, value in kwargs.items():
+        key = _spec_arg_name(key)
         if key not in names and key not in rename:
             raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
         key = rename.get(key, key)
@@ -162,7 +175,7 @@ def _make(spec: Any) -> Callable[..., XlaOp]:
     def op_function(*args: Any, **kwargs: Any) -> XlaOp:
         return build_op(spec, args, kwargs)
 
-    params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    params = [inspect.Parameter(_python_name(a.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
     op_function.__name__ = op_function.__qualname__ = spec.name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}\n\n{spec.semantics}"
