@@ -66,7 +66,6 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
     return getattr(ops, spec.name)(**kwargs)
 
 
-_DESCRIPTION_KEYS = {"op", "params", "pairwise", "select", "compare", "keys", "scan", "returns"}
 _TIE_OPS = {"Lt": "Eq", "Gt": "Eq", "Le": "Eq", "Ge": "Eq", "LtTotalOrder": "EqTotalOrder",
             "GtTotalOrder": "EqTotalOrder"}
 
@@ -89,12 +88,12 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
     - ``scan: inclusive | exclusive``: a Scan body over m inputs and m carries (the inits' shapes):
       ``c'_i = op(x_i, c_i)``, the outputs are the new carries (inclusive) or the old ones (exclusive).
     """
-    from specs.loader import parse_shape
+    from specs.loader import COMPUTATION_DESCRIPTION_KEYS, parse_shape
 
-    unknown = set(desc) - _DESCRIPTION_KEYS
+    unknown = set(desc) - set(COMPUTATION_DESCRIPTION_KEYS)
     if unknown or "op" not in desc:
         raise ValueError(f"computation description {desc!r}: needs 'op', unknown keys {sorted(unknown)} "
-                         f"(allowed: {sorted(_DESCRIPTION_KEYS)})")
+                         f"(allowed: {', '.join(COMPUTATION_DESCRIPTION_KEYS)})")
     op = desc["op"]
     scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes]
     sub = XlaBuilder(f"{op.lower()}_computation")

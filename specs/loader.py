@@ -471,7 +471,6 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if top["family"] not in FAMILIES:
         raise ctx.fail("family", f"unknown family '{top['family']}' (allowed: {', '.join(FAMILIES)})", top, "family")
     args = _parse_args(ctx, top["args"])
-    arg_names = {a.name for a in args}
 
     element_types: dict[str, tuple[PrimitiveType, ...]] = {}
     for var, classes in (top.get("element_types") or {}).items():
@@ -504,7 +503,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"examples[{i}]"
         m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
@@ -517,7 +516,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"errors[{i}]"
         m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
                         nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
         errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
@@ -558,12 +557,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     return spec
 
 
-def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
+#: The keys of a sub-computation description in an example (built by conformance.build).
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns")
+
+
+def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
+    by_name = {a.name: a for a in args}
     for section in ("inputs", "attrs"):
         for key in (m.get(section) or {}):
-            if key not in arg_names:
+            if key not in by_name:
                 raise ctx.fail(f"{where}.{section}.{key}", f"'{key}' is not an argument of this op",
                                m[section], key)
+    for key, value in (m.get("attrs") or {}).items():
+        a = by_name[key]
+        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
+            unknown = [k for k in value if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or "op" not in value:
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' and takes only "
+                               f"{', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(value)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:

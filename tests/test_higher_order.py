@@ -268,3 +268,12 @@ def test_reduce_xla_client_form(backend):
     ops.Reduce(b, [_param(b, 0, S32, (2, 3))], [_param(b, 1, S32, ())], sub.build(), [1])
     out = _run(backend, b.build(), np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.int32(10))
     np.testing.assert_array_equal(out[0], [16, 25])
+
+
+def test_loader_rejects_an_unknown_computation_description_key(tmp_path):
+    good, bad = "{op: Lt, compare: 1}}\n", "{op: Lt, compare: 1, kyes: [0]}}\n"
+    text = specs.get("Sort").path.read_text().replace(good, bad, 1)
+    path = tmp_path / "sort.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match=r"sort.yaml:\d+: examples\[\d+\].attrs.comparator: .*kyes"):
+        specs.load_file(path)
