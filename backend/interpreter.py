@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from backend.builder import Instruction, XlaComputation
-from backend.errors import OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.registry import Registry
 
 
@@ -46,9 +46,8 @@ class GraphWalker:
             operands = inst.grouped([values[o] for o in inst.operands])
             try:
                 values[inst.id] = fn(EvalContext(inst, self, args), *operands)
-            except (OpError, UnsupportedError):
+            except (OpError, UnsupportedError, ExecutionError):
                 raise
-            except Exception as e:  # a library error must not escape raw: name the op
-                raise UnsupportedError(self.backend, inst.opcode,
-                                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+            except Exception as e:  # a bug, not a refusal: name the op, keep the cause
+                raise ExecutionError(self.backend, inst.opcode, e) from e
         return values[computation.root]

@@ -15,7 +15,8 @@ class Case:
     ``inputs`` maps operand argument names to NumPy values (golden/generated) or Shapes (error
     cases); ``attrs`` are the op's attribute arguments; ``expected`` the expected result (None
     for error cases, which expect ``violates``); ``implementation_defined`` names the spec's
-    implementation-defined behaviour a golden example exercises.
+    implementation-defined behaviour a golden example exercises; ``generation_error`` records a
+    reference crash while computing ``expected`` (a bug of ours: the case fails on every backend).
     """
 
     id: str
@@ -26,3 +27,4 @@ class Case:
     expected: Any = None
     violates: str | None = None
     implementation_defined: str | None = None
+    generation_error: str | None = None
