@@ -1,4 +1,5 @@
-"""Turn a case into a computation: each operand input becomes a Parameter of the builder."""
+"""Turn a case into a computation: each operand input becomes a Parameter of the builder, or a
+Constant holding the value (the case's ``operand_form``)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,31 @@ import specs
 from backend import ops
 from backend.builder import XlaBuilder, XlaComputation
 from backend.shape import Shape, shape_from_pyval
+from conformance.cases import CONSTANTS, PARAMETERS
 
 
 def _param_shape(value: Any) -> Shape:
     return value if isinstance(value, Shape) else shape_from_pyval(value)
 
 
-def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tuple[XlaComputation, list[Any]]:
-    """The computation applying ``spec``'s op to parameters bound to ``inputs``, and its arguments.
+def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any],
+               operand_form: str = PARAMETERS) -> tuple[XlaComputation, list[Any]]:
+    """The computation applying ``spec``'s op to ``inputs``, and its arguments.
 
-    An input given for a ``builder`` argument (a shape) is added to the builder as a parameter
-    first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
+    Operands are parameters bound to the input values, or (``operand_form`` CONSTANTS) constants
+    holding them. An input given for a ``builder`` argument (a shape) is added to the builder as a
+    parameter first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
     """
     builder = XlaBuilder(spec.name.lower())
     kwargs: dict[str, Any] = dict(attrs)
     args: list[Any] = []
+
+    def operand(value: Any, name: str) -> Any:
+        if operand_form == CONSTANTS and not isinstance(value, Shape):
+            return ops.Constant(builder, value)
+        args.append(value)
+        return ops.Parameter(builder, len(args) - 1, _param_shape(value), name)
+
     for a in spec.args:
         if a.kind == "builder":
             kwargs[a.name] = builder
@@ -32,14 +43,9 @@ def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tupl
                 ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), "existing")
                 args.append(inputs[a.name])
         elif a.kind == "operand" and a.name in inputs:
-            kwargs[a.name] = ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), a.name)
-            args.append(inputs[a.name])
+            kwargs[a.name] = operand(inputs[a.name], a.name)
         elif a.kind == "operands" and a.name in inputs:
-            group = []
-            for v in inputs[a.name]:
-                group.append(ops.Parameter(builder, len(args), _param_shape(v), f"{a.name}{len(group)}"))
-                args.append(v)
-            kwargs[a.name] = group
+            kwargs[a.name] = [operand(v, f"{a.name}{i}") for i, v in enumerate(inputs[a.name])]
     operand_shapes = [_param_shape(v) for a in spec.operand_args if a.name in inputs
                       for v in (inputs[a.name] if a.kind == "operands" else [inputs[a.name]])]
     for a in spec.args:
@@ -92,9 +98,12 @@ def reproduction(case: Any, backend: str) -> str:
         for v in values:
             shape = _param_shape(v)
             var = f"{name}{len(names)}" if isinstance(value, list) else name
+            names.append(var)
+            if getattr(case, "operand_form", PARAMETERS) == CONSTANTS and not isinstance(v, Shape):
+                lines.append(f"{var} = ops.Constant(b, {_array_literal(v)})")
+                continue
             lines.append(f"{var} = ops.Parameter(b, {n}, Shape.array_shape({str(shape.element_type().name)!r}, "
                          f"{shape.dimensions()}), {var!r})")
-            names.append(var)
             n += 1
             if not isinstance(v, Shape):
                 arg_values.append(_array_literal(v))

@@ -17,7 +17,7 @@ from backend import etypes
 from backend.errors import OpError
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
@@ -25,7 +25,9 @@ DEFAULT_COUNT = 48
 
 
 def cases_for(spec: Any, seed: int = 0) -> list[Case]:
-    return golden_cases(spec) + generated_cases(spec, seed) + error_cases(spec)
+    """Every case of ``spec``: golden and generated ones with operands as Parameters and as Constants."""
+    both = [c for case in golden_cases(spec) + generated_cases(spec, seed) for c in in_both_operand_forms(case)]
+    return both + error_cases(spec)
 
 
 def golden_cases(spec: Any) -> list[Case]:

@@ -54,7 +54,7 @@ def _run(case: Case, backend: Any) -> Result:
             return Result(case, FAILED, f"expected OpError({case.violates}), got {type(e).__name__}: {e}")
         return Result(case, FAILED, f"expected OpError({case.violates}), but the op built without error")
     try:
-        comp, args = build_case(spec, case.inputs, case.attrs)
+        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
     except Exception as e:
         return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
     if case.generation_error:

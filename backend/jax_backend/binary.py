@@ -1,9 +1,11 @@
 """jax lowerings of the element-wise binary ops.
 
 Each op maps onto its ``jax.lax`` function. Where lax refuses an element type that XLA's op
-itself accepts (``lax.add`` on PRED, ``lax.pow`` on integers), the op is emitted directly as
-the StableHLO instruction ``lax`` would have produced, so that XLA's own behaviour is observed
-rather than an emulation of it.
+itself accepts (``lax.pow`` on integers), the op is emitted directly as the StableHLO
+instruction ``lax`` would have produced, so that XLA's own behaviour is observed rather than an
+emulation of it. PRED addition is the one exception: it is emitted as a logical OR, because
+XLA's compiled code computes OR while its constant folder wraps 1-bit integers (1 + 1 = 0), so a
+StableHLO ``add`` of two PRED constants would give XOR.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ def _stablehlo_binary(name: str, emit: Callable[[Any, Any], Any]) -> Primitive:
     return prim
 
 
-_XLA_ADD = _stablehlo_binary("add", stablehlo.add)
 _XLA_POWER = _stablehlo_binary("power", stablehlo.power)
 
 
@@ -44,7 +45,7 @@ def _is_int(x: Any) -> bool:
 
 
 def _add(lhs: Any, rhs: Any) -> Any:
-    return _XLA_ADD.bind(lhs, rhs) if _is_pred(lhs) else lax.add(lhs, rhs)
+    return lax.bitwise_or(lhs, rhs) if _is_pred(lhs) else lax.add(lhs, rhs)  # PRED: see the module doc
 
 
 def _pow(lhs: Any, rhs: Any) -> Any:
