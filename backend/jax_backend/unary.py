@@ -40,6 +40,18 @@ def _rounding(method: lax.RoundingMethod) -> Callable[[Any], Any]:
     return fn
 
 
+def _clz(operand: Any) -> Any:
+    """lax.clz, with 0 for negative values (their sign bit is set) spelled out.
+
+    XLA's compiled code gives 0 there, but its constant folder counts a negative constant's leading
+    zeros wrongly (clz(s32 -1) = -32), so the same program gave different results with constants.
+    """
+    if not jnp.issubdtype(operand.dtype, jnp.signedinteger):
+        return lax.clz(operand)
+    zero = jnp.zeros((), operand.dtype)
+    return lax.select(lax.lt(operand, zero), lax.full_like(operand, 0), lax.clz(operand))
+
+
 def _population_count(operand: Any) -> Any:
     """lax.population_count; signed types narrower than a byte are counted over their own bits.
 
@@ -56,7 +68,7 @@ def _population_count(operand: Any) -> Any:
 _ACCURATE = {"Cbrt": lax.cbrt, "Cos": lax.cos, "Exp": lax.exp, "Expm1": lax.expm1, "Log": lax.log,
              "Log1p": lax.log1p, "Logistic": lax.logistic, "Rsqrt": lax.rsqrt, "Sin": lax.sin, "Sqrt": lax.sqrt,
              "Tan": lax.tan, "Tanh": lax.tanh}
-_PLAIN = {"Abs": lax.abs, "Ceil": lax.ceil, "Clz": lax.clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
+_PLAIN = {"Abs": lax.abs, "Ceil": lax.ceil, "Clz": _clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
           "IsFinite": lax.is_finite, "Neg": lax.neg, "Not": lax.bitwise_not, "PopulationCount": _population_count,
           "Round": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
           "RoundNearestAfz": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
