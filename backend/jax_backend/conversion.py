@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from backend import etypes
+from backend.errors import UnsupportedError
 from backend.jax_backend import lowering
 
 
@@ -20,7 +23,34 @@ def convert_element_type(ctx: Any, operand: Any) -> Any:
 
 @lowering("BitcastConvertType")
 def bitcast_convert_type(ctx: Any, operand: Any) -> Any:
-    return lax.bitcast_convert_type(operand, etypes.etype_to_dtype(ctx.attr("new_element_type")))
+    target = etypes.etype_to_dtype(ctx.attr("new_element_type"))
+    if jnp.issubdtype(operand.dtype, jnp.complexfloating) or jnp.issubdtype(target, jnp.complexfloating):
+        raise UnsupportedError("jax", "BitcastConvertType", "lax.bitcast_convert_type has no complex form")
+    source_bits, target_bits = _bits(operand.dtype), _bits(target)
+    if target_bits < 8 and source_bits > target_bits:
+        return _split_into_sub_byte(operand, target, source_bits, target_bits)
+    return lax.bitcast_convert_type(operand, target)
+
+
+_UNSIGNED = {2: jnp.uint2, 4: jnp.uint4, 8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
+
+
+def _bits(dtype: Any) -> int:
+    return etypes.bit_width(etypes.dtype_to_etype(np.dtype(dtype)))
+
+
+def _split_into_sub_byte(operand: Any, target: Any, source_bits: int, target_bits: int) -> Any:
+    """A bitcast to a type narrower than a byte, spelled out with shifts (lowest bits first).
+
+    lax.bitcast_convert_type gives this in compiled code, but XLA's constant folder packs
+    sub-byte values differently, so a constant operand gave another result.
+    """
+    bits = lax.bitcast_convert_type(operand, _UNSIGNED[source_bits])
+    mask = lax.full_like(bits, (1 << target_bits) - 1)
+    parts = [lax.bitwise_and(lax.shift_right_logical(bits, lax.full_like(bits, k * target_bits)), mask)
+             for k in range(source_bits // target_bits)]
+    narrow = [lax.convert_element_type(p, _UNSIGNED[target_bits]) for p in parts]
+    return lax.bitcast_convert_type(jnp.stack(narrow, axis=-1), target)
 
 
 @lowering("ReducePrecision")

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.api_types import ResultAccuracy, ResultAccuracyMode
+from backend.errors import UnsupportedError
 from backend.jax_backend import lowering
 
 
@@ -40,6 +41,20 @@ def _rounding(method: lax.RoundingMethod) -> Callable[[Any], Any]:
     return fn
 
 
+def _abs(operand: Any) -> Any:
+    """lax.abs; signed types narrower than a byte (which lax.abs refuses) through s8, wrapping back
+    (|-8| of an s4 is -8, as in every two's complement width)."""
+    if jnp.issubdtype(operand.dtype, jnp.signedinteger) and jnp.iinfo(operand.dtype).bits < 8:
+        return lax.convert_element_type(lax.abs(lax.convert_element_type(operand, jnp.int8)), operand.dtype)
+    return lax.abs(operand)
+
+
+def _cbrt(operand: Any, accuracy: Any = None) -> Any:
+    if jnp.issubdtype(operand.dtype, jnp.complexfloating):
+        raise UnsupportedError("jax", "Cbrt", "lax.cbrt has no complex form")
+    return lax.cbrt(operand, accuracy=accuracy)
+
+
 def _clz(operand: Any) -> Any:
     """lax.clz, with 0 for negative values (their sign bit is set) spelled out.
 
@@ -65,10 +80,10 @@ def _population_count(operand: Any) -> Any:
 
 
 # lax has no ``accuracy`` parameter for cosh and erf: their result_accuracy is not passed on.
-_ACCURATE = {"Cbrt": lax.cbrt, "Cos": lax.cos, "Exp": lax.exp, "Expm1": lax.expm1, "Log": lax.log,
+_ACCURATE = {"Cbrt": _cbrt, "Cos": lax.cos, "Exp": lax.exp, "Expm1": lax.expm1, "Log": lax.log,
              "Log1p": lax.log1p, "Logistic": lax.logistic, "Rsqrt": lax.rsqrt, "Sin": lax.sin, "Sqrt": lax.sqrt,
              "Tan": lax.tan, "Tanh": lax.tanh}
-_PLAIN = {"Abs": lax.abs, "Ceil": lax.ceil, "Clz": _clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
+_PLAIN = {"Abs": _abs, "Ceil": lax.ceil, "Clz": _clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
           "IsFinite": lax.is_finite, "Neg": lax.neg, "Not": lax.bitwise_not, "PopulationCount": _population_count,
           "Round": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
           "RoundNearestAfz": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
