@@ -10,6 +10,7 @@ from jax import lax
 
 from backend import etypes
 from backend.errors import UnsupportedError
+from backend.etypes import PrimitiveType
 from backend.jax_backend import lowering
 
 
@@ -18,7 +19,12 @@ def convert_element_type(ctx: Any, operand: Any) -> Any:
     dtype = etypes.etype_to_dtype(ctx.attr("new_element_type"))
     if etypes.is_complex(etypes.dtype_to_etype(operand.dtype)) and not etypes.is_complex(ctx.attr("new_element_type")):
         operand = lax.real(operand)  # as XlaBuilder does: complex -> real keeps the real part
-    return lax.convert_element_type(operand, dtype)
+    out = lax.convert_element_type(operand, dtype)
+    if ctx.attr("new_element_type") == PrimitiveType.F8E8M0FNU:
+        # E8M0 holds only positive values: zero and negative values become NaN (compiled code does
+        # this; XLA's constant folder gave the smallest value or a power of two of |x| instead)
+        out = lax.select(lax.gt(operand, lax.full_like(operand, 0)), out, lax.full_like(out, np.nan))
+    return out
 
 
 @lowering("BitcastConvertType")
