@@ -12,16 +12,20 @@ from typing import Any
 from backend.builder import Instruction, XlaComputation
 from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.registry import Registry
+from backend.shape import Shape
 
 
 class EvalContext:
     """What an evaluator or lowering sees besides its operand values."""
 
-    def __init__(self, inst: Instruction, walker: GraphWalker, arguments: Sequence[Any]) -> None:
+    def __init__(self, inst: Instruction, walker: GraphWalker, arguments: Sequence[Any],
+                 operand_shapes: Sequence[Shape] = ()) -> None:
         self.inst = inst
         self.attrs = inst.attrs
         self.shape = inst.shape
         self.arguments = arguments
+        #: The static shapes of the operands, in instruction order (flat, not grouped).
+        self.operand_shapes = tuple(operand_shapes)
         self._walker = walker
 
     def attr(self, name: str) -> Any:
@@ -44,10 +48,15 @@ class GraphWalker:
             if fn is None:
                 raise UnsupportedError(self.backend, inst.opcode, "no implementation registered")
             operands = inst.grouped([values[o] for o in inst.operands])
+            ctx = EvalContext(inst, self, args, [computation.instruction(o).shape for o in inst.operands])
             try:
-                values[inst.id] = fn(EvalContext(inst, self, args), *operands)
+                values[inst.id] = self.evaluate(fn, ctx, operands)
             except (OpError, UnsupportedError, ExecutionError):
                 raise
             except Exception as e:  # a bug, not a refusal: name the op, keep the cause
                 raise ExecutionError(self.backend, inst.opcode, e) from e
         return values[computation.root]
+
+    def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
+        """One instruction's value (a hook: the reference backend adds runtime-size handling)."""
+        return fn(ctx, *operands)

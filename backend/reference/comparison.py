@@ -132,8 +132,7 @@ def clamp(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> 
 @implementation_defined("Clamp")
 def clamp_masks(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, np.ndarray]:
     lo, x, hi = np.broadcast_arrays(widen(min_), widen(operand), widen(max_))
-    with np.errstate(invalid="ignore"):
-        masks = {"min_above_max": np.asarray(lo > hi)}
+    masks: dict[str, np.ndarray] = {}
     if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
         values = (lo, x, hi)
         zeros = [v == 0 for v in values]

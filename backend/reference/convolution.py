@@ -19,6 +19,7 @@ import numpy as np
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
 from backend.reference.elementwise import widen
+from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -113,11 +114,16 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 @implementation_defined(*CONV_OPS)
 def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
-    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole."""
+    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
+    ``accumulation_overflow``: float results where a product or partial sum may leave the type's range."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     if ctx.shape.element_type() not in etypes.SIGNED_INTS:
         with np.errstate(all="ignore"):
-            return {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
+            masks = {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
+            if is_inexact(ctx.shape.numpy_dtype()):
+                bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
+                masks["accumulation_overflow"] = accumulation_may_overflow(bound, ctx.shape.numpy_dtype())
+            return masks
     exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
     info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())
     return {"signed_overflow": (exact < info.min) | (exact > info.max)}

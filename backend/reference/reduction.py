@@ -57,6 +57,8 @@ def _initial(inits: Sequence[np.ndarray], acc_dtypes: Sequence[np.dtype], dims: 
 @evaluator("Reduce")
 def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
     reduced = sorted(ctx.attr("dimensions_to_reduce"))
+    if not reduced:  # XLA: reducing no dimension returns the operands, the init value never combined
+        return operands[0].copy() if len(operands) == 1 else tuple(x.copy() for x in operands)
     kept = [d for d in range(operands[0].ndim) if d not in reduced]
     kept_dims = [operands[0].shape[d] for d in kept]
     dtypes = [x.dtype for x in operands]

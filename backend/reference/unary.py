@@ -94,7 +94,7 @@ def _log1p_complex(z: Array) -> Array:
 
 
 def _erf(x: Array) -> Array:
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)  # a rank-0 x gives a Python float
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.float64)  # a scalar for rank 0
 
 
 def _logistic(x: Array) -> Array:
