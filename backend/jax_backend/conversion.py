@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
 from jax import lax
 
@@ -19,12 +20,24 @@ def convert_element_type(ctx: Any, operand: Any) -> Any:
     dtype = etypes.etype_to_dtype(ctx.attr("new_element_type"))
     if etypes.is_complex(etypes.dtype_to_etype(operand.dtype)) and not etypes.is_complex(ctx.attr("new_element_type")):
         operand = lax.real(operand)  # as XlaBuilder does: complex -> real keeps the real part
-    out = lax.convert_element_type(operand, dtype)
+    out = convert_float(operand, dtype)
     if ctx.attr("new_element_type") == PrimitiveType.F8E8M0FNU:
         # E8M0 holds only positive values: zero and negative values become NaN (compiled code does
         # this; XLA's constant folder gave the smallest value or a power of two of |x| instead)
         out = lax.select(lax.gt(operand, lax.full_like(operand, 0)), out, lax.full_like(out, np.nan))
     return out
+
+
+def convert_float(operand: Any, dtype: Any) -> Any:
+    """lax.convert_element_type; into f4e2m1fn (no infinity, no NaN) with the out-of-range values
+    mapped first as compiled code maps them (+-inf -> +-6, NaN -> -0), because XLA's constant
+    folder turned them into 0."""
+    if np.dtype(dtype) == np.dtype(ml_dtypes.float4_e2m1fn) and jnp.issubdtype(operand.dtype, jnp.floating) \
+            and np.dtype(operand.dtype) != np.dtype(dtype):
+        limit = lax.full_like(operand, 6)
+        clamped = lax.clamp(lax.neg(limit), operand, limit)
+        operand = lax.select(lax.ne(operand, operand), lax.full_like(operand, -0.0), clamped)
+    return lax.convert_element_type(operand, dtype)
 
 
 @lowering("BitcastConvertType")
