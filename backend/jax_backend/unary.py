@@ -37,6 +37,9 @@ def _plain(fn: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
 
 def _rounding(method: lax.RoundingMethod) -> Callable[[Any], Any]:
     def fn(operand: Any) -> Any:
+        if jnp.finfo(operand.dtype).bits <= 8:  # in f32, as compiled code does (the constant folder gave NaN)
+            return lax.convert_element_type(lax.round(lax.convert_element_type(operand, jnp.float32), method),
+                                            operand.dtype)
         return lax.round(operand, method)
     return fn
 
