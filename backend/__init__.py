@@ -30,7 +30,7 @@ from backend.api_types import (
 )
 from backend.backends import Backend, available_backends, get_backend, register_backend
 from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
-from backend.errors import OpError, SpecError, UnsupportedError, XlaRuntimeError
+from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError, XlaRuntimeError
 from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
 from backend.shape import Layout, Shape, shape_from_pyval
 from backend.xla_client_helpers import (
@@ -48,7 +48,7 @@ from backend.xla_client_helpers import (
 
 __all__ = [
     "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "CurrentSourceInfoMetadata",
-    "CustomCallApiVersion", "CustomCallSchedule", "DotDimensionNumbers", "FftType", "GatherDimensionNumbers",
+    "CustomCallApiVersion", "CustomCallSchedule", "DotDimensionNumbers", "ExecutionError", "FftType", "GatherDimensionNumbers",
     "Layout", "OpError", "OpMetadata", "PaddingConfig", "PaddingConfigDimension", "PaddingType", "Precision",
     "PrecisionConfig", "PrecisionConfig_Precision", "PrimitiveType", "ProgramShape", "RandomAlgorithm",
     "ReplicaGroup", "ResultAccuracy", "ResultAccuracyMode", "ResultAccuracy_Mode", "ScatterDimensionNumbers",

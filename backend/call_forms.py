@@ -1,4 +1,4 @@
-"""Alternative call forms of an op (a spec's ``xla_client:`` list), bound to the spec's arguments.
+"""Alternative call forms of an op (a spec's ``call_forms:`` list), bound to the spec's arguments.
 
 A spec declares its own signature under ``args``; xla_client's names, orders, defaults and
 overloads where they differ are further forms (``specs/SCHEMA.md``). A form maps each of its
@@ -11,6 +11,7 @@ so everything after binding (normalizing, shape rule, the instruction) is the on
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,16 @@ from backend import attributes
 from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.errors import OpError
 from backend.shape import Shape
+
+
+def python_name(arg: str) -> str:
+    """The signature's name for a spec argument: a Python keyword gets a trailing underscore (``from_``)."""
+    return arg + "_" if keyword.iskeyword(arg) else arg
+
+
+def spec_arg_name(key: str) -> str:
+    """The argument a keyword names: ``from_`` and ``from`` (via ``**{"from": x}``) both name ``from``."""
+    return key[:-1] if key.endswith("_") and keyword.iskeyword(key[:-1]) else key
 
 
 class AdapterError(ValueError):
@@ -71,7 +82,8 @@ def fit(spec: Any, form: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
         kinds = {a.name: "builder" if a.builder else "operand" if a.single else
                  "attribute" if a.to is None else by_name[a.to].kind for a in form.args}
     names = list(kinds)
-    given = list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in kinds]
+    keys = ((spec_arg_name(k), v) for k, v in kwargs.items())
+    given = list(zip(names, args)) + [(k, v) for k, v in keys if k in kinds]
     return sum(_kind_fits(kinds[name], value) for name, value in given) - (len(args) > len(names))
 
 
@@ -87,6 +99,7 @@ def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict
         raise OpError(op, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), got {len(args)}")
     given = dict(zip(names, args))
     for key, value in kwargs.items():
+        key = spec_arg_name(key)
         if key not in names:
             raise OpError(op, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
         if key in given:

@@ -8,7 +8,7 @@ op's shape rule, insert implicit broadcasts, add the instruction.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from backend import attributes, broadcasting, call_forms, etypes
@@ -19,12 +19,14 @@ from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of a call in the spec's own signature, by spec name (defaults filled in)."""
     names = [a.name for a in spec.args]
     if len(args) > len(names):
         raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
                       f"got {len(args)}")
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
+        key = call_forms.spec_arg_name(key)
         if key not in names:
             raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
         if key in bound:
@@ -38,8 +40,7 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
     return bound
 
 
-def _find_builder(spec: Any, bound: dict[str, Any], extra_builders: Sequence[XlaBuilder] = ()) -> XlaBuilder:
-    builder = extra_builders[0] if extra_builders else None
+def _find_builder(spec: Any, bound: dict[str, Any], builder: XlaBuilder | None = None) -> XlaBuilder:
     for a in spec.args:
         value = bound[a.name]
         if a.kind == "builder":
@@ -70,7 +71,10 @@ def _find_builder(spec: Any, bound: dict[str, Any], extra_builders: Sequence[Xla
 
 
 def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
-    seen: dict[str, tuple[str, Any]] = {}
+    """Each operand's element type is one its type variable allows, and operands sharing a variable
+    agree; a per-operand variable (``element: T_i``) is shared position by position (operands[i] with
+    init_values[i]), so the operands of one variadic argument may differ."""
+    seen: dict[tuple[str, int | None], tuple[str, Any]] = {}
     for a in spec.operand_args:
         if a.element is None:
             continue
@@ -83,12 +87,13 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
                 raise OpError(spec.name, spec.type_constraint, f"element type of '{label}' must be one of "
                               f"[{names}], got {s}", a.name, {a.name: str(s)})
-            if a.element in seen and seen[a.element][1] != et:
-                other = seen[a.element][0]
+            key = (a.element, k if a.per_operand else None)
+            if key in seen and seen[key][1] != et:
+                other = seen[key][0]
                 raise OpError(spec.name, spec.type_constraint, f"'{other}' and '{label}' must have the same "
-                              f"element type, got {etypes.short_name(seen[a.element][1])} and "
+                              f"element type, got {etypes.short_name(seen[key][1])} and "
                               f"{etypes.short_name(et)}", a.name)
-            seen.setdefault(a.element, (label, et))
+            seen.setdefault(key, (label, et))
 
 
 def _normalize_attributes(spec: Any, bound: dict[str, Any], progress: list[int] | None = None) -> dict[str, Any]:
@@ -128,7 +133,7 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
             else:
                 bound, extra = call_forms.bind_form(name, form, spec, args, kwargs, progress)
             progress[0] = max(progress[0], 1)
-            builder = _find_builder(spec, bound, extra)
+            builder = _find_builder(spec, bound, extra[0] if extra else None)
             progress[0] = max(progress[0], 2)
             attrs = _normalize_attributes(spec, bound, progress)
         except OpError as e:
@@ -190,10 +195,10 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
     params: list[inspect.Parameter] = []
     for a in reversed(first):  # an optional argument before a required one shows without its default
         keep_default = not a.required and all(p.default is not inspect.Parameter.empty for p in params)
-        params.insert(0, inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        params.insert(0, inspect.Parameter(call_forms.python_name(a.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                            default=a.default if keep_default else inspect.Parameter.empty))
     others = [f"{name}({', '.join(a.name for a in f.args)})" for f in forms if f is not None]
-    also = f"\n\nxla_client forms: {'; '.join(others)}" if others else ""
+    also = f"\n\nOther call forms: {'; '.join(others)}" if others else ""
     op_function.__name__ = op_function.__qualname__ = name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}{also}\n\n{spec.semantics}"
     op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
@@ -206,9 +211,9 @@ def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     import specs
     out: dict[str, Callable[..., XlaOp]] = {}
     for name, spec in specs.load_all().items():
-        out[name] = _make(spec, name, (None, *(f for f in spec.xla_client if f.name is None)))
-        for alias in dict.fromkeys(f.name for f in spec.xla_client if f.name is not None):
-            out[alias] = _make(spec, alias, tuple(f for f in spec.xla_client if f.name == alias))
+        out[name] = _make(spec, name, (None, *(f for f in spec.call_forms if f.name is None)))
+        for alias in dict.fromkeys(f.name for f in spec.call_forms if f.name is not None):
+            out[alias] = _make(spec, alias, tuple(f for f in spec.call_forms if f.name == alias))
     return out
 
 

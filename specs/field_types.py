@@ -94,13 +94,14 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
-    "see_also": ListOf(STR), "xla_client": ListOf(MAPPING),
+    "see_also": ListOf(STR), "call_forms": ListOf(MAPPING),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",
-                      "generator", "see_also", "xla_client"})
+                      "generator", "see_also", "call_forms"})
 ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default": ANY, "doc": STR,
                              "broadcast": BOOL, "constraint": STR}
-CALL_FORM: dict[str, FieldType] = {"name": STR, "adapter": STR, "args": MAPPING}
+CALL_FORM: dict[str, FieldType] = {"name": STR, "adapter": STR, "args": OneOf(MAPPING, ListOf(STR)),
+                                   "rename": MappingOf(STR), "doc": STR}
 FORM_ARG: dict[str, FieldType] = {"to": STR, "single": BOOL, "builder": BOOL, "type": STR, "default": ANY}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
                                  "implementation_defined": ANY}
@@ -113,7 +114,7 @@ GENERATOR: dict[str, FieldType] = {
 }
 #: One generator config; a variadic argument's shapes are a list of dimension lists.
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(DIMS, ListOf(DIMS))), "attrs": MAPPING,
-                                "types": MappingOf(STR)}
+                                "types": MappingOf(OneOf(STR, ListOf(STR)))}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

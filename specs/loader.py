@@ -233,6 +233,7 @@ class ArgSpec:
     kind: str                      # builder | operand | operands | attribute | computation
     type: str | None = None        # attribute type (see backend.attributes)
     element: str | None = None     # element-type variable (T) for operands
+    per_operand: bool = False      # ``element: T_i``: each operand of a variadic argument has its own T_i
     default: Any = _MISSING
     doc: str = ""
     broadcast: bool = False        # operand is implicitly broadcast to the result shape
@@ -249,7 +250,7 @@ class ArgSpec:
 
 @dataclasses.dataclass(frozen=True)
 class FormArg:
-    """One argument of an alternative call form (``xla_client:`` in a spec).
+    """One argument of an alternative call form (``call_forms:`` in a spec).
 
     ``to`` is the spec argument it gives (``None``: an extra leading XlaBuilder when ``builder``,
     or an input of the form's adapter when ``type`` is set); ``single`` wraps one XlaOp into the
@@ -277,6 +278,11 @@ class CallForm:
     name: str | None
     args: tuple[FormArg, ...]
     adapter: str | None = None
+
+    @property
+    def extra_builder(self) -> bool:
+        """Whether the form takes a leading XlaBuilder the op has no argument for."""
+        return any(a.builder for a in self.args)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -339,7 +345,7 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
-    xla_client: tuple[CallForm, ...] = ()
+    call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -359,7 +365,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also", "xla_client")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -404,25 +410,35 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
             raise ctx.fail(where, "an attribute needs a 'type'", m)
         if "type" in m:
             _check_attribute_type(ctx, m, where)
-        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
+        element, per_operand = m.get("element"), False
+        if isinstance(element, str) and element.endswith("_i"):
+            if m["kind"] != "operands":
+                raise ctx.fail(f"{where}.element", f"a per-operand type variable ('{element}') needs kind 'operands'",
+                               m, "element")
+            element, per_operand = element[:-2], True
+        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=element, per_operand=per_operand,
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
     return tuple(out)
 
 
-_FORM_KEYS = ("name", "adapter")
+_FORM_KEYS = ("name", "adapter", "rename", "doc")
 _FORM_ARG_KEYS = ("to", "single", "builder", "type", "default")
 
 
 def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
-    """The ``xla_client:`` alternative signatures, each checked against the spec's arguments."""
+    """The ``call_forms:`` alternative signatures, each checked against the spec's arguments."""
     from backend import call_forms
 
     by_name = {a.name: a for a in args}
     forms = []
     for i, entry in enumerate(node or []):
-        where = f"xla_client[{i}]"
+        where = f"call_forms[{i}]"
         m = ctx.mapping(entry, where, ("args",), _FORM_KEYS, types=field_types.CALL_FORM)
+        if isinstance(m["args"], list):
+            m["args"] = _compact_form_args(ctx, where, m, by_name)
+        elif "rename" in m:
+            raise ctx.fail(f"{where}.rename", "'rename' goes with a list of 'args'; in a mapping, give 'to'", m, "rename")
         name = m.get("name")
         if name is not None and (not re.match(r"^[A-Z][A-Za-z0-9]*$", name) or name == op):
             raise ctx.fail(f"{where}.name", f"a form's name is another CamelCase function name, got {name!r}", m, "name")
@@ -451,6 +467,25 @@ def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) 
                                    "args")
         forms.append(CallForm(name=name, args=tuple(form_args), adapter=adapter))
     return tuple(forms)
+
+
+def _compact_form_args(ctx: _Ctx, where: str, m: _Map, by_name: dict[str, ArgSpec]) -> _Map:
+    """``args: [builder, operands, ...]`` with ``rename: {input: operand}``, as the mapping form: a leading
+    ``builder`` the op has no argument for is an extra XlaBuilder, a renamed name gives its target."""
+    rename = m.get("rename") or {}
+    for new, old in rename.items():
+        if new not in m["args"] or old not in by_name:
+            raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the name must be in args and the "
+                           "target an argument of the spec", rename, new)
+    out = _Map()
+    for k, name in enumerate(m["args"]):
+        if not isinstance(name, str) or name in out:
+            raise ctx.fail(f"{where}.args", f"'{name}' is not an argument name, or repeats", m, "args")
+        if name == "builder" and k == 0 and "builder" not in by_name:
+            out[name] = _Map(builder=True)
+        else:
+            out[name] = _Map(to=rename[name]) if name in rename else _Map()
+    return out
 
 
 def _form_arg(ctx: _Ctx, where: str, name: str, d: _Map, adapter: str | None, by_name: dict[str, ArgSpec]) -> FormArg:
@@ -526,7 +561,6 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if top["family"] not in FAMILIES:
         raise ctx.fail("family", f"unknown family '{top['family']}' (allowed: {', '.join(FAMILIES)})", top, "family")
     args = _parse_args(ctx, top["args"])
-    arg_names = {a.name for a in args}
 
     element_types: dict[str, tuple[PrimitiveType, ...]] = {}
     for var, classes in (top.get("element_types") or {}).items():
@@ -559,7 +593,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"examples[{i}]"
         m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
@@ -572,7 +606,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"errors[{i}]"
         m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
                         nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
         errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
@@ -607,18 +641,30 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
                   executable=bool(top.get("executable", True)), path=path,
-                  xla_client=_parse_call_forms(ctx, top.get("xla_client"), name, args))
+                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
 
 
-def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
+#: The keys of a sub-computation description in an example (built by conformance.build).
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns")
+
+
+def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
+    by_name = {a.name: a for a in args}
     for section in ("inputs", "attrs"):
         for key in (m.get(section) or {}):
-            if key not in arg_names:
+            if key not in by_name:
                 raise ctx.fail(f"{where}.{section}.{key}", f"'{key}' is not an argument of this op",
                                m[section], key)
+    for key, value in (m.get("attrs") or {}).items():
+        a = by_name[key]
+        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
+            unknown = [k for k in value if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or "op" not in value:
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' and takes only "
+                               f"{', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(value)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
@@ -654,12 +700,12 @@ def _load_paths(paths: list[Path]) -> dict[str, OpSpec]:
         out[spec.name] = spec
     form_names: dict[str, str] = {}
     for spec in out.values():
-        for form in spec.xla_client:
+        for form in spec.call_forms:
             if form.name is None:
                 continue
             owner = form_names.setdefault(form.name, spec.name)
             if form.name in out or owner != spec.name:
-                raise SpecError(f"{spec.path.name}: xla_client form name '{form.name}' is already the name of "
+                raise SpecError(f"{spec.path.name}: call form name '{form.name}' is already the name of "
                                 f"{'an op' if form.name in out else 'a form of ' + owner}")
     return out
 

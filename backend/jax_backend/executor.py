@@ -19,7 +19,7 @@ import numpy as np
 from backend import etypes
 from backend.backends import ArgumentChecker, check_computation, check_replicas
 from backend.builder import XlaComputation
-from backend.errors import OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.etypes import PrimitiveType
 from backend.interpreter import GraphWalker
 from backend.jax_backend import LIMITATIONS, LOWERINGS
@@ -112,12 +112,10 @@ class JaxBackend:
                 if prepared.tuple_result:
                     return [jax.tree_util.tree_map(np.asarray, v) for v in out]
                 return [np.asarray(out)]
-            except (OpError, UnsupportedError):
+            except (OpError, UnsupportedError, ExecutionError):
                 raise
-            except Exception as e:  # compile or runtime failure inside XLA: say so, don't leak it
-                msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise UnsupportedError(self.name, computation.root_instruction.opcode,
-                                       f"{type(e).__name__}: {msg}") from e
+            except Exception as e:  # compile or runtime failure inside XLA: a failure, not a refusal
+                raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
 
 
 class _Prepared:
