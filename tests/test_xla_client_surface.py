@@ -3,6 +3,7 @@ calls, proto-style value types filled in by append, PaddingType windows, op meta
 are worked out by hand (in the comments); every computation runs on reference and jax."""
 
 import inspect
+import math
 from pathlib import Path
 
 import numpy as np
@@ -219,6 +220,40 @@ def test_pad_with_appended_padding_config_and_result_accuracy(backend):
     accuracy.mode = xla_client.ResultAccuracy_Mode.HIGHEST
     ops.Exp(padded, result_accuracy=accuracy)
     np.testing.assert_allclose(_run(backend, c)[0], np.exp(_f32([0, 1, 0, 2])), rtol=1e-6)   # [0, 1, 0, 2]
+
+
+MATH_CASES = [   # independent values: Python's math module in double precision, compared at f32 precision
+    ("Acos", [0.5, -1.0], [math.acos(0.5), math.pi]),
+    ("Acosh", [1.0, 2.0], [0.0, math.acosh(2.0)]),
+    ("Asin", [0.5, 1.0], [math.asin(0.5), math.pi / 2]),
+    ("Asinh", [1.0, -2.0], [math.asinh(1.0), math.asinh(-2.0)]),
+    ("Atan", [1.0, -1e30], [math.pi / 4, -math.pi / 2]),
+    ("Atanh", [0.5, 0.0], [math.atanh(0.5), 0.0]),
+    ("Sinh", [1.0, -0.5], [math.sinh(1.0), math.sinh(-0.5)]),
+    ("Erfc", [0.0, 1.0], [1.0, math.erfc(1.0)]),
+    ("Square", [3.0, -1.5], [9.0, 2.25]),
+    ("Reciprocal", [4.0, -0.5], [0.25, -2.0]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name, values, expected", MATH_CASES, ids=[c[0] for c in MATH_CASES])
+def test_math_library_functions(backend, name, values, expected):
+    c = XlaBuilder(name)
+    getattr(ops, name)(ops.Constant(c, _f32(values)))
+    np.testing.assert_allclose(_run(backend, c)[0], expected, rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_conj_and_next_after(backend):
+    c = XlaBuilder("conj")
+    z = ops.Conj(ops.Constant(c, np.array([1 + 2j, -3j], np.complex64)))
+    after = ops.NextAfter(ops.Constant(c, _f32([1.0, 0.0])), ops.Constant(c, _f32([2.0, -1.0])))
+    out = _run(backend, c, root=ops.Tuple(c, [z, after]))
+    np.testing.assert_array_equal(out[0], np.array([1 - 2j, 3j], np.complex64))
+    # the next f32 after 1 towards 2 is 1 + 2**-23; after 0 towards -1 the smallest negative subnormal -2**-149
+    # (computed on the bit patterns, so no flushing)
+    np.testing.assert_array_equal(out[1], np.array([1 + 2.0 ** -23, -(2.0 ** -149)], np.float32))
 
 
 # -- value types ------------------------------------------------------------------------------
