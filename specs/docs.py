@@ -42,12 +42,25 @@ def _types_text(types: Sequence[etypes.PrimitiveType]) -> str:
     return ", ".join(f"`{etypes.short_name(t)}`" for t in types)
 
 
+def _form_arg_text(arg: Any) -> str:
+    """One argument of a call form: ``name``, ``name -> spec_arg``, ``[name] -> spec_arg`` (one operand),
+    ``builder`` (an extra XlaBuilder), ``name=default``."""
+    text = arg.name if arg.builder or arg.to in (None, arg.name) else f"{arg.name} -> {arg.to}"
+    if arg.single:
+        text = f"{arg.name} -> [{arg.to}]"
+    return text if arg.required else f"{text}={arg.default!r}"
+
+
 def render_op(spec: OpSpec) -> str:
     lines = [f"# {spec.name}", "", spec.summary, "", f"*Family:* `{spec.family}`"
              + ("" if spec.executable else " · *internal: no executable form*"), ""]
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
+    if spec.call_forms:
+        lines += ["## Other call forms (xla_client's)", ""]
+        lines += [f"- `{form.name or spec.name}({', '.join(_form_arg_text(a) for a in form.args)})`"
+                  for form in spec.call_forms] + [""]
     lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
     for a in spec.args:
         typ = a.type or (f"array of `{a.element}{'_i' if a.per_operand else ''}`" if a.element else "")
