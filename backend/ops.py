@@ -124,7 +124,7 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
     none fits, the error is the one of the form whose argument kinds the call matches best, then
     the one it got furthest in (the earlier on a tie), so a call in xla_client's form with one bad
     value is told about that value in that form's terms."""
-    best: tuple[int, int, OpError] | None = None
+    failures: list[tuple[Any, int, OpError]] = []
     for form in forms:
         progress = [0]
         try:
@@ -137,13 +137,11 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
             progress[0] = max(progress[0], 2)
             attrs = _normalize_attributes(spec, bound, progress)
         except OpError as e:
-            score = call_forms.fit(spec, form, args, kwargs)
-            if best is None or (score, progress[0]) > best[:2]:
-                best = (score, progress[0], e)
+            failures.append((form, progress[0], e))
             continue
         return _add(spec, bound, builder, attrs)
-    assert best is not None
-    raise best[2]
+    scores = [(call_forms.fit(spec, form, args, kwargs), reached, -k) for k, (form, reached, _) in enumerate(failures)]
+    raise failures[scores.index(max(scores))][2]
 
 
 def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str, Any]) -> XlaOp:
