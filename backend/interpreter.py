@@ -2,6 +2,12 @@
 
 Each instruction is evaluated by the function registered for its opcode in a table; the
 function gets an :class:`EvalContext` and the operand values grouped by the spec's arguments.
+
+Calls do not consume the Python stack: an evaluator that returns ``ctx.tail_call(computation,
+args)`` (Call, CompositeCall, the reference's Conditional) has the walker push a frame on its own
+explicit stack, so a chain of nested calls runs to any depth. Sub-computations an op runs several
+times or inside a jax primitive (While's body, a lax.cond branch) go through ``ctx.call``, which
+recurses; their nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` past it.
 """
 
 from __future__ import annotations
@@ -13,6 +19,19 @@ from backend.builder import Instruction, XlaComputation
 from backend.errors import OpError, UnsupportedError
 from backend.registry import Registry
 from backend.shape import Shape
+
+#: How deeply ``ctx.call`` (the recursive kind of sub-computation call) may nest.
+MAX_NESTED_CALLS = 64
+
+
+class TailCall:
+    """An evaluator's request: this instruction's value is ``computation`` run on ``args``."""
+
+    __slots__ = ("computation", "args")
+
+    def __init__(self, computation: XlaComputation, args: Sequence[Any]) -> None:
+        self.computation = computation
+        self.args = args
 
 
 class EvalContext:
@@ -32,31 +51,76 @@ class EvalContext:
         return self.attrs[name]
 
     def call(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        """Run a sub-computation on values of this walker's kind."""
-        return self._walker.run(computation, args)
+        """Run a sub-computation on values of this walker's kind (now, recursively)."""
+        walker = self._walker
+        if walker.nested_calls >= MAX_NESTED_CALLS:
+            raise UnsupportedError(walker.backend, self.inst.opcode,
+                                   f"sub-computations run by loops and branches nest deeper than {MAX_NESTED_CALLS} "
+                                   "levels (plain Call chains have no such limit)")
+        walker.nested_calls += 1
+        try:
+            return walker.run(computation, args)
+        finally:
+            walker.nested_calls -= 1
+
+    def tail_call(self, computation: XlaComputation, args: Sequence[Any]) -> TailCall:
+        """The value of this instruction is ``computation`` run on ``args``: the walker runs it on its
+        own frame stack (return this from the evaluator)."""
+        return TailCall(computation, args)
+
+
+class _Frame:
+    __slots__ = ("computation", "args", "values", "next")
+
+    def __init__(self, computation: XlaComputation, args: Sequence[Any]) -> None:
+        self.computation = computation
+        self.args = args
+        self.values: dict[int, Any] = {}
+        self.next = 0
 
 
 class GraphWalker:
     def __init__(self, backend: str, table: Registry) -> None:
         self.backend = backend
         self.table = table
+        self.nested_calls = 0
 
     def run(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        values: dict[int, Any] = {}
-        for inst in computation.instructions:
-            fn = self.table.get(inst.opcode)
-            if fn is None:
-                raise UnsupportedError(self.backend, inst.opcode, "no implementation registered")
-            operands = inst.grouped([values[o] for o in inst.operands])
-            ctx = EvalContext(inst, self, args, [computation.instruction(o).shape for o in inst.operands])
-            try:
-                values[inst.id] = self.evaluate(fn, ctx, operands)
-            except (OpError, UnsupportedError):
-                raise
-            except Exception as e:  # a library error must not escape raw: name the op
-                raise UnsupportedError(self.backend, inst.opcode,
-                                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
-        return values[computation.root]
+        frames = [_Frame(computation, args)]
+        while True:
+            frame = frames[-1]
+            instructions = frame.computation.instructions
+            if frame.next == len(instructions):  # the frame is done: its root is the caller's value
+                result = frame.values[frame.computation.root]
+                frames.pop()
+                if not frames:
+                    return result
+                caller = frames[-1]
+                caller.values[caller.computation.instructions[caller.next].id] = result
+                caller.next += 1
+                continue
+            inst = instructions[frame.next]
+            value = self._instruction_value(frame, inst)
+            if isinstance(value, TailCall):
+                frames.append(_Frame(value.computation, value.args))
+                continue
+            frame.values[inst.id] = value
+            frame.next += 1
+
+    def _instruction_value(self, frame: _Frame, inst: Instruction) -> Any:
+        fn = self.table.get(inst.opcode)
+        if fn is None:
+            raise UnsupportedError(self.backend, inst.opcode, "no implementation registered")
+        values, computation = frame.values, frame.computation
+        operands = inst.grouped([values[o] for o in inst.operands])
+        ctx = EvalContext(inst, self, frame.args, [computation.instruction(o).shape for o in inst.operands])
+        try:
+            return self.evaluate(fn, ctx, operands)
+        except (OpError, UnsupportedError):
+            raise
+        except Exception as e:  # a library error must not escape raw: name the op
+            raise UnsupportedError(self.backend, inst.opcode,
+                                   f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
 
     def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
         """One instruction's value (a hook: the reference backend adds runtime-size handling)."""

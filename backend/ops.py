@@ -19,7 +19,25 @@ from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    names = [a.name for a in spec.args]
+    """The arguments by name (with defaults); for an op with several call forms, those of the one form
+    the call's arguments fit (by their number and names)."""
+    if not spec.forms:
+        return _bind_form(spec, [a.name for a in spec.args], args, kwargs)
+    fits = []
+    for form in spec.forms.values():
+        try:
+            fits.append(_bind_form(spec, list(form), args, kwargs))
+        except OpError:
+            continue
+    if len(fits) != 1:
+        forms = "; ".join(f"{spec.name}({', '.join(f)})" for f in spec.forms.values())
+        given = ", ".join([f"{len(args)} positional", *kwargs])
+        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit {'no' if not fits else 'more than one'} "
+                      f"of its call forms: {forms}")
+    return fits[0]
+
+
+def _bind_form(spec: Any, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     if len(args) > len(names):
         raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
                       f"got {len(args)}")
@@ -31,7 +49,7 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
             raise OpError(spec.name, "arg-type", f"argument '{key}' given twice", key)
         bound[key] = value
     for a in spec.args:
-        if a.name not in bound:
+        if a.name in names and a.name not in bound:
             if a.required:
                 raise OpError(spec.name, "arg-type", f"missing required argument '{a.name}'", a.name)
             bound[a.name] = a.default
@@ -41,6 +59,8 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
 def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
     builder = None
     for a in spec.args:
+        if a.name not in bound:  # an argument of another call form
+            continue
         value = bound[a.name]
         if a.kind == "builder":
             if not isinstance(value, XlaBuilder):
@@ -71,7 +91,7 @@ def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
 def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
     seen: dict[str, tuple[str, Any]] = {}
     for a in spec.operand_args:
-        if a.element is None:
+        if a.element is None or a.name not in shapes:
             continue
         allowed = spec.element_types[a.element]
         group = shapes[a.name] if a.kind == "operands" else [shapes[a.name]]
@@ -95,13 +115,14 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
     builder = _find_builder(spec, bound)
     attrs: dict[str, Any] = {}
     for a in spec.args:
-        if a.kind in ("attribute", "computation"):
+        if a.kind in ("attribute", "computation") and a.name in bound:
             try:
                 attrs[a.name] = attributes.normalize(a.type or "computation", bound[a.name])
             except (TypeError, ValueError) as e:
                 raise OpError(spec.name, a.constraint or "arg-type", str(e), a.name, {a.name: bound[a.name]}) from None
     shapes: dict[str, Any] = {}
-    for a in spec.operand_args:
+    operand_args = [a for a in spec.operand_args if a.name in bound]
+    for a in operand_args:
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
@@ -111,18 +132,18 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")
     result: Shape = rule(ctx)
     operands: list[XlaOp] = []
-    operand_args = []
-    for a in spec.operand_args:
+    grouping = []
+    for a in operand_args:
         value = bound[a.name]
         if a.kind == "operands":
             operands.extend(value)
-            operand_args.append((a.name, len(value)))
+            grouping.append((a.name, len(value)))
             continue
         if a.broadcast and result.is_array() and shapes[a.name].dimensions() != result.dimensions():
             value = _broadcast_to(builder, value, shapes[a.name], result, attrs.get("broadcast_dimensions", ()))
         operands.append(value)
-        operand_args.append((a.name, None))
-    return builder.add_instruction(spec.name, operands, tuple(operand_args), attrs, result)
+        grouping.append((a.name, None))
+    return builder.add_instruction(spec.name, operands, tuple(grouping), attrs, result)
 
 
 def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, bdims: tuple[int, ...]) -> XlaOp:
@@ -142,7 +163,8 @@ def _make(spec: Any) -> Callable[..., XlaOp]:
                                 default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
     op_function.__name__ = op_function.__qualname__ = spec.name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}\n\n{spec.semantics}"
-    op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    if not spec.forms:  # an op with several call forms keeps (*args, **kwargs): its signatures are in the doc
+        op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     return op_function
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import OpError, UnsupportedError
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.shape import Shape, shape_from_pyval
 from conformance.cases import ERROR, GENERATED, GOLDEN, Case
 from conformance.values import random_array
 
@@ -96,18 +96,27 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
     rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
     rng = np.random.default_rng(rng_seed)
+    form = spec.form_args({*(config.get("shapes") or {}), *attrs})
     for a in spec.operand_args:
+        if a.name not in form:  # an argument of another call form
+            continue
         t = types_fixed.get(a.name)
         if t is None:
             if a.element == var and etype is not None:
                 t = etype
             elif a.element is not None:
                 t = spec.element_types[a.element][0]
+            elif var is None and etype is not None:  # an op without type variables: the generator's types
+                t = etype
             else:
                 return None
         shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
         if shape_dims is None:
             return None
+        if isinstance(shape_dims, dict):  # {tuple: [dims or a fixed literal, ...]}: a tuple-shaped operand
+            inputs[a.name] = _random_tuple(rng, t, shape_dims, values_hint.get(a.name), specials)
+            label_shapes.append(str(shape_from_pyval(inputs[a.name])).replace(" ", ""))
+            continue
         if a.kind == "operands":  # a variadic argument: a list of shapes
             inputs[a.name] = [random_array(rng, t, tuple(d), values_hint.get(a.name), specials) for d in shape_dims]
             label_shapes += [str(Shape.array_shape(t, tuple(d))) for d in shape_dims]
@@ -128,3 +137,15 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
                 expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
                 else tuple(expected))
+
+
+def _random_tuple(rng: np.random.Generator, etype: PrimitiveType, desc: dict[str, Any], hint: Any,
+                  specials: bool) -> tuple[Any, ...]:
+    """A tuple value from ``{tuple: [...]}``: a dims list is a random array of ``etype``, a literal
+    mapping (``{"s32[]": 0}``) a fixed element."""
+    from specs.loader import parse_literal
+
+    if set(desc) != {"tuple"} or not isinstance(desc["tuple"], list):
+        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {desc!r}")
+    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+                 for e in desc["tuple"])

@@ -274,6 +274,9 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    #: Argument lists of the op's call forms (``{form: (arg, ...)}``), for ops with several signatures
+    #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
+    forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -285,6 +288,16 @@ class OpSpec:
     def operand_args(self) -> tuple[ArgSpec, ...]:
         return tuple(a for a in self.args if a.is_operand)
 
+    def form_args(self, names: Any) -> tuple[str, ...]:
+        """The arguments of the call form that takes all of ``names`` (all arguments for a one-form op)."""
+        if not self.forms:
+            return tuple(a.name for a in self.args)
+        names = set(names)
+        for form in self.forms.values():
+            if names <= set(form):
+                return form
+        raise KeyError(f"no call form of {self.name} takes all of {sorted(names)}")
+
     @property
     def takes_builder(self) -> bool:
         return any(a.kind == "builder" for a in self.args)
@@ -293,7 +306,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also")
+                 "generator", "shape_rule", "executable", "see_also", "forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -434,6 +447,13 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if dup:
         raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
 
+    forms = _parse_forms(ctx, top, arg_names)
+    for ex in [*(top["examples"] or []), *(top["errors"] or [])]:
+        keys = {*(ex.get("inputs") or {}), *(ex.get("attrs") or {})}
+        if forms and not any(keys <= set(f) for f in forms.values()):
+            raise ctx.fail("examples", f"the arguments {sorted(keys)} of '{ex.get('name', ex.get('violates'))}' "
+                           f"are not those of one call form ({', '.join(forms)})", ex)
+
     generator = top.get("generator") or {}
     ctx.mapping(generator, "generator", (), _GENERATOR_KEYS)
     impl = top.get("implementation_defined") or {}
@@ -447,10 +467,30 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path)
+                  executable=bool(top.get("executable", True)), path=path, forms=forms)
     if check_functions:
         _check_functions(ctx, spec)
     return spec
+
+
+def _parse_forms(ctx: _Ctx, top: Any, arg_names: set[str]) -> dict[str, tuple[str, ...]]:
+    node = top.get("forms")
+    if node is None:
+        return {}
+    if not isinstance(node, dict) or len(node) < 2:
+        raise ctx.fail("forms", "expected a mapping of at least two form names to argument lists", top, "forms")
+    forms: dict[str, tuple[str, ...]] = {}
+    for form, names in node.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise ctx.fail(f"forms.{form}", "expected a non-empty list of argument names", node, form)
+        unknown = [n for n in names if n not in arg_names]
+        if unknown:
+            raise ctx.fail(f"forms.{form}", f"{unknown} are not arguments of this op", node, form)
+        forms[str(form)] = tuple(names)
+    unused = arg_names - {n for f in forms.values() for n in f}
+    if unused:
+        raise ctx.fail("forms", f"arguments {sorted(unused)} belong to no form", top, "forms")
+    return forms
 
 
 def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
