@@ -118,8 +118,10 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
             label_shapes.append(str(shape_from_pyval(inputs[a.name])).replace(" ", ""))
             continue
         if a.kind == "operands":  # a variadic argument: a list of shapes
-            inputs[a.name] = [random_array(rng, t, tuple(d), values_hint.get(a.name), specials) for d in shape_dims]
-            label_shapes += [str(Shape.array_shape(t, tuple(d))) for d in shape_dims]
+            inputs[a.name] = [_random_tuple(rng, t, d, values_hint.get(a.name), specials) if isinstance(d, dict)
+                              else random_array(rng, t, tuple(d), values_hint.get(a.name), specials)
+                              for d in shape_dims]
+            label_shapes += [str(shape_from_pyval(v)).replace(" ", "") for v in inputs[a.name]]
             continue
         inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
         label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
