@@ -151,7 +151,7 @@ class XlaComputation:
         for inst in self.instructions:
             args = ", ".join(by_id[o].name for o in inst.operands)
             attrs = "".join(f", {k}={attributes.render(v)}" for k, v in inst.attrs.items()
-                            if v is not None and k != "name")
+                            if v is not None and not (k == "name" and inst.opcode == "Parameter"))
             if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
                 args, attrs = str(inst.attrs["number"]), ""
             root = "ROOT " if inst.id == self.root else ""
