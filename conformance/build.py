@@ -48,16 +48,16 @@ def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tupl
         value = kwargs.get(a.name)
         if a.kind == "computation" or a.type == "computation":
             if isinstance(value, dict):
-                kwargs[a.name] = computation_from_description(value, operand_shapes, named)
+                kwargs[a.name] = computation_from_description(value, operand_shapes, named, a.name)
         elif a.type == "computation_list" and isinstance(value, list):
-            kwargs[a.name] = [computation_from_description(d, operand_shapes, named) if isinstance(d, dict) else d
-                              for d in value]
+            kwargs[a.name] = [computation_from_description(d, operand_shapes, named, f"{a.name}_{k}")
+                              if isinstance(d, dict) else d for k, d in enumerate(value)]
     getattr(ops, spec.name)(**kwargs)
     return builder.build(), [v for v in args if not isinstance(v, Shape)]
 
 
 def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape],
-                                 named: dict[str, Any] | None = None) -> XlaComputation:
+                                 named: dict[str, Any] | None = None, name: str = "computation") -> XlaComputation:
     """A sub-computation written in a spec as ``{op: Add, params: ...}`` or ``{params: ..., ops: [...]}``.
 
     ``params`` is a list of entries, each a shape (``"f32[]"``, ``"(s32[], f32[3])"``), the name of one
@@ -71,6 +71,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
     root): the parameters are ``p0``, ``p1``..., a step's ``name`` refers to its result; ``args`` are
     the op's arguments after its builder, in order: operand arguments are names (a list of names for a
     variadic one), a literal attribute is a literal (``{"s32[]": 1}``), other attributes are as written.
+    The computation is called ``name`` unless the description gives its own ``name``.
     """
 
     if "ops" in desc:
@@ -78,7 +79,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
         if unknown:
             raise ValueError(f"unknown keys {sorted(unknown)} in a computation description (params, ops, name)")
         shapes = _description_params(desc.get("params", []), operand_shapes, named or {})
-        sub = XlaBuilder(str(desc.get("name", "computation")))
+        sub = XlaBuilder(str(desc.get("name", name)))
         values = {f"p{i}": ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)}
         for step in desc["ops"]:
             _description_step(sub, step, values, operand_shapes, named)
