@@ -7,11 +7,13 @@ Calls do not consume the Python stack: an evaluator that returns ``ctx.tail_call
 args)`` (Call, CompositeCall, the reference's Conditional) has the walker push a frame on its own
 explicit stack, so a chain of nested calls runs to any depth. Sub-computations an op runs several
 times or inside a jax primitive (While's body, a lax.cond branch) go through ``ctx.call``, which
-recurses; their nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` past it.
+recurses (with the Python recursion limit raised to :data:`NESTED_RECURSION_LIMIT` meanwhile); their
+nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` past it.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +24,9 @@ from backend.shape import Shape
 
 #: How deeply ``ctx.call`` (the recursive kind of sub-computation call) may nest.
 MAX_NESTED_CALLS = 64
+#: The Python recursion limit while ``ctx.call`` calls are nested: tracing one level of lax.while_loop /
+#: lax.cond takes about 40 Python frames, so MAX_NESTED_CALLS levels need more than Python's default 1000.
+NESTED_RECURSION_LIMIT = 10_000
 
 
 class TailCall:
@@ -57,11 +62,16 @@ class EvalContext:
             raise UnsupportedError(walker.backend, self.inst.opcode,
                                    f"sub-computations run by loops and branches nest deeper than {MAX_NESTED_CALLS} "
                                    "levels (plain Call chains have no such limit)")
+        limit = sys.getrecursionlimit()
+        if walker.nested_calls == 0 and limit < NESTED_RECURSION_LIMIT:
+            sys.setrecursionlimit(NESTED_RECURSION_LIMIT)  # restored when the outermost nested call returns
         walker.nested_calls += 1
         try:
-            return walker.run(computation, args)
+            return walker.run_nested(computation, args)
         finally:
             walker.nested_calls -= 1
+            if walker.nested_calls == 0:
+                sys.setrecursionlimit(limit)
 
     def tail_call(self, computation: XlaComputation, args: Sequence[Any]) -> TailCall:
         """The value of this instruction is ``computation`` run on ``args``: the walker runs it on its
@@ -106,6 +116,10 @@ class GraphWalker:
                 continue
             frame.values[inst.id] = value
             frame.next += 1
+
+    def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
+        """A sub-computation run by ``ctx.call`` (a hook: the jax backend traces each computation once)."""
+        return self.run(computation, args)
 
     def _instruction_value(self, frame: _Frame, inst: Instruction) -> Any:
         fn = self.table.get(inst.opcode)

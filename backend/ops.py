@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from backend import attributes, broadcasting, etypes
-from backend.builder import XlaBuilder, XlaOp
+from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.errors import OpError
 from backend.rules import SHAPE_RULES, OpContext
 from backend.shape import Shape, broadcast_dynamic_dimensions
@@ -29,12 +29,20 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
             fits.append(_bind_form(spec, list(form), args, kwargs))
         except OpError:
             continue
+    if len(fits) > 1:  # the same number of arguments: tell the forms apart by what the arguments are
+        fits = [bound for bound in fits if _plausible(spec, bound)] or fits
     if len(fits) != 1:
         forms = "; ".join(f"{spec.name}({', '.join(f)})" for f in spec.forms.values())
         given = ", ".join([f"{len(args)} positional", *kwargs])
-        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit {'no' if not fits else 'more than one'} "
+        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit {'none' if not fits else 'more than one'} "
                       f"of its call forms: {forms}")
     return fits[0]
+
+
+def _plausible(spec: Any, bound: dict[str, Any]) -> bool:
+    """Whether the builder, operand and computation arguments of a binding are of those kinds."""
+    kinds = {"builder": XlaBuilder, "operand": XlaOp, "computation": XlaComputation}
+    return all(isinstance(bound[a.name], kinds[a.kind]) for a in spec.args if a.name in bound and a.kind in kinds)
 
 
 def _bind_form(spec: Any, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ under ``jax.enable_x64(True)``.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -33,12 +34,33 @@ def _leaf_shapes(shape: Shape) -> list[Shape]:
     return [shape] if shape.is_array() else []
 
 
+class _TracingWalker(GraphWalker):
+    """The walker of the jax backend: a sub-computation run by ``ctx.call`` (a While body, a branch)
+    is a jitted function made once per computation, so jax traces it once per argument types, not
+    once per use: nested branches that share a computation trace in linear, not exponential, time."""
+
+    def __init__(self, backend: str, table: Registry) -> None:
+        super().__init__(backend, table)
+        self._functions: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()
+
+    def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
+        fn = self._functions.get(computation)
+        if fn is None:
+            fn = jax.jit(functools.partial(_run_weakly, self, weakref.ref(computation)))
+            self._functions[computation] = fn
+        return fn(*args)
+
+
+def _run_weakly(walker: GraphWalker, computation: Any, *args: Any) -> Any:
+    return walker.run(computation(), args)  # a weak reference: the cache must not keep the computation alive
+
+
 class JaxBackend:
     name = "jax"
 
     def __init__(self, table: Registry = LOWERINGS, device: Any = None, name: str = "jax") -> None:
         self.name = name
-        self._walker = GraphWalker(name, table)
+        self._walker = _TracingWalker(name, table)
         self._table = table
         self._device = device
         self._cache: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()
