@@ -10,8 +10,9 @@ import time
 import numpy as np
 import pytest
 
+import specs
 from backend import Shape, XlaBuilder, get_backend, ops
-from backend.errors import OpError, UnsupportedError
+from backend.errors import OpError, SpecError, UnsupportedError
 from backend.interpreter import MAX_NESTED_CALLS
 from conformance.build import computation_from_description
 
@@ -182,3 +183,44 @@ def test_described_computations_are_strict():
         computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "args": ["q"]}]}, shape)
     with pytest.raises(ValueError, match="a step is"):
         computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "operand": "p0"}]}, shape)
+
+
+CALL_SPEC = """\
+op: Call
+family: control_flow
+summary: test copy of Call.
+signatures: ["Call(computation, operands...)", "Call(builder, computation, operands)"]
+forms: FORMS
+args:
+  builder: {kind: builder}
+  computation: {kind: computation}
+  operands: {kind: operands}
+constraints:
+  C1: count.
+examples:
+  - {name: one, inputs: {operands: [{"f32[]": 1}]}, attrs: {computation: {op: Neg, params: operands}},
+     expected: {"f32[]": -1}}
+errors:
+  - {violates: C1, inputs: {operands: ["f32[]"]}, attrs: {computation: {op: Add, params: ["f32[]", "f32[]"]}}}
+tolerance: exact
+"""
+
+
+@pytest.mark.parametrize("forms, message", [
+    ("{a: [computation, operands], b: [builder, computation, operands, nope]}", r"\['nope'\] are not arguments"),
+    ("{a: [computation, operands], b: [computation]}", r"\['builder'\] belong to no form"),
+    ("{a: [computation, operands]}", "at least two"),
+    ("{a: [computation, operands], b: []}", "non-empty list"),
+])
+def test_loader_checks_call_forms(tmp_path, forms, message):
+    path = tmp_path / "call.yaml"
+    path.write_text(CALL_SPEC.replace("FORMS", forms))
+    with pytest.raises(SpecError, match=message):
+        specs.load_file(path)
+
+
+def test_loader_rejects_an_example_spanning_two_forms(tmp_path):
+    path = tmp_path / "call.yaml"
+    path.write_text(CALL_SPEC.replace("FORMS", "{a: [computation], b: [builder, operands]}"))
+    with pytest.raises(SpecError, match="not those of one call form"):
+        specs.load_file(path)
