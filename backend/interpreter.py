@@ -55,8 +55,10 @@ class EvalContext:
     def attr(self, name: str) -> Any:
         return self.attrs[name]
 
-    def call(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        """Run a sub-computation on values of this walker's kind (now, recursively)."""
+    def call(self, computation: XlaComputation, args: Sequence[Any], shared: bool = False) -> Any:
+        """Run a sub-computation on values of this walker's kind (now, recursively). ``shared``: the
+        backend may run it as one function shared by every use (the jax backend traces a loop body or
+        a branch once per computation that way)."""
         walker = self._walker
         if walker.nested_calls >= MAX_NESTED_CALLS:
             raise UnsupportedError(walker.backend, self.inst.opcode,
@@ -67,7 +69,7 @@ class EvalContext:
             sys.setrecursionlimit(NESTED_RECURSION_LIMIT)  # restored when the outermost nested call returns
         walker.nested_calls += 1
         try:
-            return walker.run_nested(computation, args)
+            return walker.run_nested(computation, args) if shared else walker.run(computation, args)
         finally:
             walker.nested_calls -= 1
             if walker.nested_calls == 0:
@@ -118,7 +120,8 @@ class GraphWalker:
             frame.next += 1
 
     def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        """A sub-computation run by ``ctx.call`` (a hook: the jax backend traces each computation once)."""
+        """A sub-computation run by ``ctx.call(..., shared=True)`` (a hook: the jax backend traces each
+        computation once)."""
         return self.run(computation, args)
 
     def _instruction_value(self, frame: _Frame, inst: Instruction) -> Any:

@@ -28,11 +28,12 @@ def composite_call(ctx: Any, operands: list[Any]) -> Any:
 @lowering("While")
 def while_(ctx: Any, init: Any) -> Any:
     condition, body = ctx.attr("condition"), ctx.attr("body")
-    return lax.while_loop(lambda state: ctx.call(condition, [state]), lambda state: ctx.call(body, [state]), init)
+    return lax.while_loop(lambda state: ctx.call(condition, [state], shared=True),
+                          lambda state: ctx.call(body, [state], shared=True), init)
 
 
 def _branch(ctx: Any, computation: Any) -> Any:
-    return lambda operand: ctx.call(computation, [operand])
+    return lambda operand: ctx.call(computation, [operand], shared=True)
 
 
 @lowering("Conditional")

@@ -35,7 +35,8 @@ def _leaf_shapes(shape: Shape) -> list[Shape]:
 
 
 class _TracingWalker(GraphWalker):
-    """The walker of the jax backend: a sub-computation run by ``ctx.call`` (a While body, a branch)
+    """The walker of the jax backend: a sub-computation run by ``ctx.call(..., shared=True)`` (a While body,
+    a branch)
     is a jitted function made once per computation, so jax traces it once per argument types, not
     once per use: nested branches that share a computation trace in linear, not exponential, time."""
 
