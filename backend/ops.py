@@ -8,6 +8,7 @@ op's shape rule, insert implicit broadcasts, add the instruction.
 from __future__ import annotations
 
 import inspect
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -18,19 +19,73 @@ from backend.rules import SHAPE_RULES, OpContext
 from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
-def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The arguments by name (with defaults); for an op with several call forms, those of the one form
-    the call's arguments fit (by their number and names)."""
+def _python_name(arg: str) -> str:
+    """The signature's name for a spec argument: a Python keyword gets a trailing underscore (``from_``)."""
+    return arg + "_" if keyword.iskeyword(arg) else arg
+
+
+def _spec_arg_name(key: str) -> str:
+    """The spec argument a keyword names: ``from_`` and ``from`` (via ``**{"from": x}``) both name ``from``."""
+    return key[:-1] if key.endswith("_") and keyword.iskeyword(key[:-1]) else key
+
+
+def _choose_form(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The spec's own signature (``None``) or the call form (xla_client's) the call is written in: a
+    leading XlaBuilder the op has no argument for, or a keyword only a call form knows, selects it."""
+    names = {a.name for a in spec.args}
+    keys = [_spec_arg_name(k) for k in kwargs]
+    leading_builder = (bool(args) and isinstance(args[0], XlaBuilder)) or "builder" in keys
+    for form in spec.call_forms:
+        if leading_builder and "builder" not in names and form.extra_builder:
+            return form
+        if any(k not in names for k in keys) and all(k in form.args or k in form.rename for k in keys):
+            return form
+    return None
+
+
+def _bind_form(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+               only: tuple[str, ...] | None) -> tuple[dict[str, Any], XlaBuilder | None]:
+    """``_bind`` for the spec's signature or a call form, or for the arguments ``only`` of one of its forms."""
+    form = _choose_form(spec, args, kwargs) if only is None else None
+    names = list(only) if only is not None else list(form.args) if form is not None else [a.name for a in spec.args]
+    rename = form.rename if form is not None else {}
+    if len(args) > len(names):
+        raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
+                      f"got {len(args)}")
+    bound = {rename.get(n, n): v for n, v in zip(names, args)}
+    for key, value in kwargs.items():
+        key = _spec_arg_name(key)
+        if key not in names and key not in rename:
+            raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
+        key = rename.get(key, key)
+        if key in bound:
+            raise OpError(spec.name, "arg-type", f"argument '{key}' given twice", key)
+        bound[key] = value
+    extra = bound.pop("builder", None) if form is not None and form.extra_builder else None
+    if form is not None and form.extra_builder and not isinstance(extra, XlaBuilder):
+        raise OpError(spec.name, "arg-type", f"expected an XlaBuilder, got {type(extra).__name__}", "builder")
+    for a in spec.args:
+        if (only is None or a.name in only) and a.name not in bound:
+            if a.required:
+                raise OpError(spec.name, "arg-type", f"missing required argument '{a.name}'", a.name)
+            bound[a.name] = a.default
+    return bound, extra
+
+
+def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[dict[str, Any], XlaBuilder | None]:
+    """The arguments by spec name, and the leading XlaBuilder of a call form that takes one; for an op
+    whose signatures take different arguments (``forms``), those of the one form the call fits (by the
+    number and names of its arguments, then by their kinds)."""
     if not spec.forms:
-        return _bind_form(spec, [a.name for a in spec.args], args, kwargs)
+        return _bind_form(spec, args, kwargs, None)
     fits = []
     for form in spec.forms.values():
         try:
-            fits.append(_bind_form(spec, list(form), args, kwargs))
+            fits.append(_bind_form(spec, args, kwargs, form))
         except OpError:
             continue
     if len(fits) > 1:  # the same number of arguments: tell the forms apart by what the arguments are
-        fits = [bound for bound in fits if _plausible(spec, bound)] or fits
+        fits = [fit for fit in fits if _plausible(spec, fit[0])] or fits
     if len(fits) != 1:
         forms = "; ".join(f"{spec.name}({', '.join(f)})" for f in spec.forms.values())
         given = ", ".join([f"{len(args)} positional", *kwargs])
@@ -45,27 +100,8 @@ def _plausible(spec: Any, bound: dict[str, Any]) -> bool:
     return all(isinstance(bound[a.name], kinds[a.kind]) for a in spec.args if a.name in bound and a.kind in kinds)
 
 
-def _bind_form(spec: Any, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    if len(args) > len(names):
-        raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
-                      f"got {len(args)}")
-    bound = dict(zip(names, args))
-    for key, value in kwargs.items():
-        if key not in names:
-            raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
-        if key in bound:
-            raise OpError(spec.name, "arg-type", f"argument '{key}' given twice", key)
-        bound[key] = value
-    for a in spec.args:
-        if a.name in names and a.name not in bound:
-            if a.required:
-                raise OpError(spec.name, "arg-type", f"missing required argument '{a.name}'", a.name)
-            bound[a.name] = a.default
-    return bound
 
-
-def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
-    builder = None
+def _find_builder(spec: Any, bound: dict[str, Any], builder: XlaBuilder | None = None) -> XlaBuilder:
     for a in spec.args:
         if a.name not in bound:  # an argument of another call form
             continue
@@ -91,13 +127,17 @@ def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
             elif b is not builder:
                 raise OpError(spec.name, "arg-type", "operands come from different builders "
                               f"('{builder.name}' and '{b.name}')", a.name)
-    if builder is None:
-        raise OpError(spec.name, "arg-type", "no operand or builder given")
+    if builder is None:  # only variadic operands, all empty: nothing says which builder to add to
+        first = next((a.name for a in spec.args if a.kind in ("builder", "operand", "operands")), None)
+        raise OpError(spec.name, "arg-type", "no operand or builder given", first)
     return builder
 
 
 def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
-    seen: dict[str, tuple[str, Any]] = {}
+    """Each operand's element type is one its type variable allows, and operands sharing a variable
+    agree; a per-operand variable (``element: T_i``) is shared position by position (operands[i] with
+    init_values[i]), so the operands of one variadic argument may differ."""
+    seen: dict[tuple[str, int | None], tuple[str, Any]] = {}
     for a in spec.operand_args:
         if a.element is None or a.name not in shapes:
             continue
@@ -110,17 +150,18 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
                 raise OpError(spec.name, spec.type_constraint, f"element type of '{label}' must be one of "
                               f"[{names}], got {s}", a.name, {a.name: str(s)})
-            if a.element in seen and seen[a.element][1] != et:
-                other = seen[a.element][0]
+            key = (a.element, k if a.per_operand else None)
+            if key in seen and seen[key][1] != et:
+                other = seen[key][0]
                 raise OpError(spec.name, spec.type_constraint, f"'{other}' and '{label}' must have the same "
-                              f"element type, got {etypes.short_name(seen[a.element][1])} and "
+                              f"element type, got {etypes.short_name(seen[key][1])} and "
                               f"{etypes.short_name(et)}", a.name)
-            seen.setdefault(a.element, (label, et))
+            seen.setdefault(key, (label, et))
 
 
 def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
-    bound = _bind(spec, args, kwargs)
-    builder = _find_builder(spec, bound)
+    bound, given_builder = _bind(spec, args, kwargs)
+    builder = _find_builder(spec, bound, given_builder)
     attrs: dict[str, Any] = {}
     for a in spec.args:
         if a.kind in ("attribute", "computation") and a.name in bound:
@@ -167,7 +208,7 @@ def _make(spec: Any) -> Callable[..., XlaOp]:
     def op_function(*args: Any, **kwargs: Any) -> XlaOp:
         return build_op(spec, args, kwargs)
 
-    params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    params = [inspect.Parameter(_python_name(a.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
     op_function.__name__ = op_function.__qualname__ = spec.name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}\n\n{spec.semantics}"

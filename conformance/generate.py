@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from backend import etypes
-from backend.errors import OpError, UnsupportedError
+from backend.errors import OpError
 from backend.etypes import PrimitiveType
-from backend.shape import Shape, shape_from_pyval
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from backend.shape import shape_from_pyval
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
@@ -25,7 +25,9 @@ DEFAULT_COUNT = 48
 
 
 def cases_for(spec: Any, seed: int = 0) -> list[Case]:
-    return golden_cases(spec) + generated_cases(spec, seed) + error_cases(spec)
+    """Every case of ``spec``: golden and generated ones with operands as Parameters and as Constants."""
+    both = [c for case in golden_cases(spec) + generated_cases(spec, seed) for c in in_both_operand_forms(case)]
+    return both + error_cases(spec)
 
 
 def golden_cases(spec: Any) -> list[Case]:
@@ -39,7 +41,7 @@ def error_cases(spec: Any) -> list[Case]:
                  attrs=dict(ex.attrs), violates=ex.violates) for ex in spec.errors]
 
 
-def _type_var(spec: Any) -> str | None:
+def type_var(spec: Any) -> str | None:
     """The type variable generated cases range over: the result's, else the first operand's."""
     result = str(spec.result.get("element", ""))
     if result in spec.element_types:
@@ -50,18 +52,23 @@ def _type_var(spec: Any) -> str | None:
     return next(iter(spec.element_types), None)
 
 
+def candidate_types(spec: Any) -> list[PrimitiveType | None]:
+    """The element types generated cases range over (``[None]`` for an op with no type variable)."""
+    var = type_var(spec)
+    if "element_types" in spec.generator:
+        return list(etypes.resolve_types(spec.generator["element_types"]))
+    if var is not None:
+        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
+        return [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
+    return [None]
+
+
 def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     if not spec.executable:
         return []
     gen = spec.generator
-    var = _type_var(spec)
-    if "element_types" in gen:
-        types = list(etypes.resolve_types(gen["element_types"]))
-    elif var is not None:
-        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
-        types = [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
-    else:
-        types = [None]
+    var = type_var(spec)
+    types = candidate_types(spec)
     configs = gen.get("configs") or [{"shapes": None}]
     shapes = [tuple(s) for s in gen.get("shapes", STANDARD_SHAPES)]
     count = int(gen.get("count", DEFAULT_COUNT))
@@ -82,24 +89,23 @@ def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     return out
 
 
-def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
-                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
-    from backend.backends import get_backend
-    from conformance.build import build_case
-
-    types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
-    attrs = dict(config.get("attrs") or {})
-    values_hint = spec.generator.get("values") or {}
-    specials = spec.generator.get("special_values", True)
-    label_shapes = []
+def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                dims: tuple[int, ...] | None, rng: np.random.Generator, values_hint: dict[str, Any],
+                specials: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """Random operand values for one generator config (``dims``: the shape of operands the config
+    leaves open), with their shapes as labels; None when the config cannot give every operand a type
+    and a shape."""
+    types_fixed: dict[str, Any] = {  # a list gives each operand of a variadic argument its own type
+        k: [etypes.from_short_name(x) for x in v] if isinstance(v, list) else etypes.from_short_name(v)
+        for k, v in (config.get("types") or {}).items()}
+    label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
-    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
-    rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
-    rng = np.random.default_rng(rng_seed)
-    form = spec.form_args({*(config.get("shapes") or {}), *attrs})
+    form = spec.form_args({*(config.get("shapes") or {}), *(config.get("attrs") or {})})
     for a in spec.operand_args:
-        if a.name not in form:  # an argument of another call form
+        if a.name not in form:  # an argument of another of the op's forms
             continue
+        if config.get("shapes") is not None and a.name not in config["shapes"] and not a.required:
+            continue  # an optional argument the config leaves out takes its default
         t = types_fixed.get(a.name)
         if t is None:
             if a.element == var and etype is not None:
@@ -113,18 +119,43 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
         shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
         if shape_dims is None:
             return None
-        if isinstance(shape_dims, dict):  # {tuple: [dims or a fixed literal, ...]}: a tuple-shaped operand
-            inputs[a.name] = _random_tuple(rng, t, shape_dims, values_hint.get(a.name), specials)
-            label_shapes.append(str(shape_from_pyval(inputs[a.name])).replace(" ", ""))
-            continue
         if a.kind == "operands":  # a variadic argument: a list of shapes
-            inputs[a.name] = [_random_tuple(rng, t, d, values_hint.get(a.name), specials) if isinstance(d, dict)
-                              else random_array(rng, t, tuple(d), values_hint.get(a.name), specials)
-                              for d in shape_dims]
+            per = t if isinstance(t, list) else [t] * len(shape_dims)
+            inputs[a.name] = [_random_value(rng, ti, d, values_hint.get(a.name), specials)
+                              for ti, d in zip(per, shape_dims)]
             label_shapes += [str(shape_from_pyval(v)).replace(" ", "") for v in inputs[a.name]]
             continue
-        inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
-        label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+        inputs[a.name] = _random_value(rng, t, shape_dims, values_hint.get(a.name), specials)
+        label_shapes.append(str(shape_from_pyval(inputs[a.name])).replace(" ", ""))
+    return inputs, label_shapes
+
+
+def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hint: Any, specials: bool) -> Any:
+    """A random array of ``dims``, or a tuple value from ``{tuple: [...]}``: a dims list is a random array
+    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element."""
+    from specs.loader import parse_literal
+
+    if not isinstance(dims, dict):
+        return random_array(rng, etype, tuple(dims), hint, specials)
+    if set(dims) != {"tuple"} or not isinstance(dims["tuple"], list):
+        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {dims!r}")
+    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+                 for e in dims["tuple"])
+
+
+def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
+    from backend.backends import get_backend
+    from conformance.build import build_case
+
+    attrs = dict(config.get("attrs") or {})
+    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
+    rng = np.random.default_rng(zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode()))
+    drawn = draw_inputs(spec, var, etype, config, dims, rng, spec.generator.get("values") or {},
+                        spec.generator.get("special_values", True))
+    if drawn is None:
+        return None
+    inputs, label_shapes = drawn
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"
@@ -133,21 +164,15 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     case_id = f"{id_base}/{label}"
     try:
         comp, args = build_case(spec, inputs, attrs)
+    except OpError:
+        # shapes and configs are spread over the element types, and an op accepts only some of the
+        # combinations (tests/test_conformance.py checks that every config is valid for some type)
+        return None
+    try:
         expected = get_backend("reference").execute(comp, args)
-    except (OpError, UnsupportedError):
-        return None  # the combination is not valid for this op / not computable by the reference
+    except Exception as e:  # the reference crashing on a valid program is a bug of ours: keep it visible
+        return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                    generation_error=f"{type(e).__name__}: {e}")
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
                 expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
                 else tuple(expected))
-
-
-def _random_tuple(rng: np.random.Generator, etype: PrimitiveType, desc: dict[str, Any], hint: Any,
-                  specials: bool) -> tuple[Any, ...]:
-    """A tuple value from ``{tuple: [...]}``: a dims list is a random array of ``etype``, a literal
-    mapping (``{"s32[]": 0}``) a fixed element."""
-    from specs.loader import parse_literal
-
-    if set(desc) != {"tuple"} or not isinstance(desc["tuple"], list):
-        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {desc!r}")
-    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
-                 for e in desc["tuple"])

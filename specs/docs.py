@@ -53,7 +53,7 @@ def render_op(spec: OpSpec) -> str:
         lines += [f"- {form}: {', '.join(f'`{n}`' for n in names)}" for form, names in spec.forms.items()] + [""]
     lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
     for a in spec.args:
-        typ = a.type or (f"array of `{a.element}`" if a.element else "")
+        typ = a.type or (f"array of `{a.element}{'_i' if a.per_operand else ''}`" if a.element else "")
         default = "" if a.required else f"`{a.default!r}`"
         lines.append(f"| `{a.name}` | {a.kind} | {typ} | {default} | {a.doc} |")
     lines.append("")
