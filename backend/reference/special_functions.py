@@ -95,8 +95,9 @@ def _gamma_derivative(a: Array, x: Array, scale: Callable[[Array, Array], Array]
     a, x = np.broadcast_arrays(a, x)
     out = np.full(a.shape, np.nan)
     inside = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    for index in zip(*np.nonzero(inside)):
-        out[index] = _gamma_sample_derivative(float(a[index]), float(x[index]))
+    for index in np.ndindex(a.shape):
+        if inside[index]:
+            out[index] = _gamma_sample_derivative(float(a[index]), float(x[index]))
     out = np.where(inside, out * scale(np.where(inside, a, 1.0), np.where(inside, x, 1.0)), out)
     return np.where((x == 0) & (a > 0), 0.0, out)
 
