@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from backend.builder import Instruction, XlaComputation
-from backend.errors import OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.registry import Registry
 from backend.shape import Shape
 
@@ -51,11 +51,10 @@ class GraphWalker:
             ctx = EvalContext(inst, self, args, [computation.instruction(o).shape for o in inst.operands])
             try:
                 values[inst.id] = self.evaluate(fn, ctx, operands)
-            except (OpError, UnsupportedError):
+            except (OpError, UnsupportedError, ExecutionError):
                 raise
-            except Exception as e:  # a library error must not escape raw: name the op
-                raise UnsupportedError(self.backend, inst.opcode,
-                                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+            except Exception as e:  # a bug, not a refusal: name the op, keep the cause
+                raise ExecutionError(self.backend, inst.opcode, e) from e
         return values[computation.root]
 
     def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from backend import etypes
-from backend.errors import OpError, UnsupportedError
+from backend.errors import OpError
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
@@ -25,7 +25,9 @@ DEFAULT_COUNT = 48
 
 
 def cases_for(spec: Any, seed: int = 0) -> list[Case]:
-    return golden_cases(spec) + generated_cases(spec, seed) + error_cases(spec)
+    """Every case of ``spec``: golden and generated ones with operands as Parameters and as Constants."""
+    both = [c for case in golden_cases(spec) + generated_cases(spec, seed) for c in in_both_operand_forms(case)]
+    return both + error_cases(spec)
 
 
 def golden_cases(spec: Any) -> list[Case]:
@@ -39,7 +41,7 @@ def error_cases(spec: Any) -> list[Case]:
                  attrs=dict(ex.attrs), violates=ex.violates) for ex in spec.errors]
 
 
-def _type_var(spec: Any) -> str | None:
+def type_var(spec: Any) -> str | None:
     """The type variable generated cases range over: the result's, else the first operand's."""
     result = str(spec.result.get("element", ""))
     if result in spec.element_types:
@@ -50,18 +52,23 @@ def _type_var(spec: Any) -> str | None:
     return next(iter(spec.element_types), None)
 
 
+def candidate_types(spec: Any) -> list[PrimitiveType | None]:
+    """The element types generated cases range over (``[None]`` for an op with no type variable)."""
+    var = type_var(spec)
+    if "element_types" in spec.generator:
+        return list(etypes.resolve_types(spec.generator["element_types"]))
+    if var is not None:
+        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
+        return [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
+    return [None]
+
+
 def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     if not spec.executable:
         return []
     gen = spec.generator
-    var = _type_var(spec)
-    if "element_types" in gen:
-        types = list(etypes.resolve_types(gen["element_types"]))
-    elif var is not None:
-        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
-        types = [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
-    else:
-        types = [None]
+    var = type_var(spec)
+    types = candidate_types(spec)
     configs = gen.get("configs") or [{"shapes": None}]
     shapes = [tuple(s) for s in gen.get("shapes", STANDARD_SHAPES)]
     count = int(gen.get("count", DEFAULT_COUNT))
@@ -82,20 +89,15 @@ def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     return out
 
 
-def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
-                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
-    from backend.backends import get_backend
-    from conformance.build import build_case
-
+def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                dims: tuple[int, ...] | None, rng: np.random.Generator, values_hint: dict[str, Any],
+                specials: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """Random operand values for one generator config (``dims``: the shape of operands the config
+    leaves open), with their shapes as labels; None when the config cannot give every operand a type
+    and a shape."""
     types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
-    attrs = dict(config.get("attrs") or {})
-    values_hint = spec.generator.get("values") or {}
-    specials = spec.generator.get("special_values", True)
-    label_shapes = []
+    label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
-    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
-    rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
-    rng = np.random.default_rng(rng_seed)
     for a in spec.operand_args:
         t = types_fixed.get(a.name)
         if t is None:
@@ -114,6 +116,22 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
             continue
         inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
         label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+    return inputs, label_shapes
+
+
+def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
+    from backend.backends import get_backend
+    from conformance.build import build_case
+
+    attrs = dict(config.get("attrs") or {})
+    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
+    rng = np.random.default_rng(zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode()))
+    drawn = draw_inputs(spec, var, etype, config, dims, rng, spec.generator.get("values") or {},
+                        spec.generator.get("special_values", True))
+    if drawn is None:
+        return None
+    inputs, label_shapes = drawn
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"
@@ -122,9 +140,15 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     case_id = f"{id_base}/{label}"
     try:
         comp, args = build_case(spec, inputs, attrs)
+    except OpError:
+        # shapes and configs are spread over the element types, and an op accepts only some of the
+        # combinations (tests/test_conformance.py checks that every config is valid for some type)
+        return None
+    try:
         expected = get_backend("reference").execute(comp, args)
-    except (OpError, UnsupportedError):
-        return None  # the combination is not valid for this op / not computable by the reference
+    except Exception as e:  # the reference crashing on a valid program is a bug of ours: keep it visible
+        return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                    generation_error=f"{type(e).__name__}: {e}")
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
                 expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
                 else tuple(expected))

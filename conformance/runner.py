@@ -17,6 +17,10 @@ from conformance.cases import ERROR, Case
 from conformance.compare import describe_mismatch, mismatch_mask
 
 PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED = "passed", "failed", "unsupported", "impl-defined"
+#: Recorded by the isolating runner (conformance/isolation.py) when the process running a case dies
+#: or exits (CRASHED) or runs past its time limit (TIMED_OUT); both count as failures.
+CRASHED, TIMED_OUT = "crashed", "timed out"
+FAILURES = (FAILED, CRASHED, TIMED_OUT)
 
 
 @dataclasses.dataclass
@@ -32,7 +36,7 @@ def run_case(case: Case, backend: Any) -> Result:
     start = time.perf_counter()
     result = _run(case, backend)
     result.seconds = time.perf_counter() - start
-    if result.status == FAILED:
+    if result.status in FAILURES:
         result.reproduction = reproduction(case, backend.name)
     return result
 
@@ -50,23 +54,18 @@ def _run(case: Case, backend: Any) -> Result:
             return Result(case, FAILED, f"expected OpError({case.violates}), got {type(e).__name__}: {e}")
         return Result(case, FAILED, f"expected OpError({case.violates}), but the op built without error")
     try:
-        comp, args = build_case(spec, case.inputs, case.attrs)
+        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
     except Exception as e:
         return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
+    if case.generation_error:
+        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
-    reason = backend.supports(comp)
-    if reason:
-        return Result(case, UNSUPPORTED, reason)
-    try:
-        outputs = backend.execute(comp, args)
-    except UnsupportedError as e:
-        return Result(case, UNSUPPORTED, str(e))
-    except Exception as e:
-        return Result(case, FAILED, f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}")
     expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
-    if len(outputs) != len(expected):
-        return Result(case, FAILED, f"got {len(outputs)} outputs, expected {len(expected)}")
+    outcome = _execute(case, backend, comp, args, len(expected))
+    if isinstance(outcome, Result):
+        return outcome
+    outputs = outcome
     root = comp.root_instruction
     result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
@@ -84,6 +83,55 @@ def _run(case: Case, backend: Any) -> Result:
                               f"{detail}")
             return Result(case, FAILED, f"output {i} differs beyond tolerance {bound or 'exact'}: {detail}")
     return Result(case, PASSED)
+
+
+def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: int) -> Result | list[np.ndarray]:
+    """The backend's outputs, or the result recording why there are none.
+
+    Only an explicit refusal (``supports()`` giving a reason, ``UnsupportedError``) is unsupported;
+    any other exception, a ``sys.exit``, or outputs that are not a list of ``n_expected`` arrays fail.
+    """
+    try:
+        reason = backend.supports(comp)
+    except SystemExit as e:
+        return Result(case, CRASHED, f"supports() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"supports() raised {_exception_head(e)}")
+    if reason is not None and not isinstance(reason, str):
+        return Result(case, FAILED, f"supports() returned {type(reason).__name__}, not a reason string or None")
+    if reason:
+        return Result(case, UNSUPPORTED, reason)
+    try:
+        outputs = backend.execute(comp, args)
+    except UnsupportedError as e:
+        return Result(case, UNSUPPORTED, str(e))
+    except SystemExit as e:
+        return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
+    if not isinstance(outputs, (list, tuple)):
+        return Result(case, FAILED, f"execute() returned {type(outputs).__name__}, not a list of {n_expected} arrays")
+    if len(outputs) != n_expected:
+        return Result(case, FAILED, f"execute() returned {len(outputs)} outputs, expected {n_expected}")
+    arrays = []
+    for i, out in enumerate(outputs):
+        try:
+            arr = np.asarray(out)
+        except Exception as e:
+            return Result(case, FAILED, f"output {i} is not an array: {type(e).__name__}: {e}")
+        if arr.dtype == object:
+            return Result(case, FAILED, f"output {i} is a {type(out).__name__}, not an array")
+        arrays.append(arr)
+    return arrays
+
+
+def _exception_head(e: BaseException) -> str:
+    """``Type: message`` and the head of the traceback, with the chained causes (the backend's own frames)."""
+    lines = traceback.format_exception(e, limit=6)
+    text = "".join(lines).rstrip()
+    if len(text) > 4000:
+        text = text[:2000] + "\n...\n" + text[-2000:]
+    return f"{type(e).__name__}: {e}\n{text}"
 
 
 def _implementation_defined(case: Case, spec: Any, comp: Any, args: list[Any], mask: np.ndarray) -> str | None:

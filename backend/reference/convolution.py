@@ -18,7 +18,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import widen
+from backend.reference.elementwise import subnormal_mask, widen
 from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
 from backend.rules.convolution import (
     CONV_OPS,
@@ -111,11 +111,34 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return _to_output_layout(convolve(lhs, rhs, args)[0], args).astype(ctx.shape.numpy_dtype())
 
 
+def _grouped_non_finite(lhs: np.ndarray, rhs: np.ndarray, result_dims: tuple[int, ...]) -> np.ndarray:
+    """Every result of a grouped convolution whose operands hold an inf or NaN anywhere: run as a dense
+    convolution with a kernel masked to zero outside each group (and batch groups moved into
+    features), an inf or NaN meets those zeros (inf x 0 = NaN) in results of other groups."""
+    return np.full(result_dims, bool((~np.isfinite(lhs)).any() or (~np.isfinite(rhs)).any()))
+
+
+def _non_finite_products(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, np.ndarray]:
+    """``subnormals``: results where a subnormal element (XLA on CPU flushes it to 0) meets an inf or
+    NaN (inf x 0 = NaN); ``complex_non_finite``: complex results whose products meet an inf or NaN."""
+    def meets(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return _to_output_layout(convolve(x.astype(np.float64), w.astype(np.float64), args)[0] > 0, args)
+
+    non_finite_lhs, non_finite_rhs = ~np.isfinite(lhs), ~np.isfinite(rhs)
+    masks = {"subnormals": meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs))}
+    if np.iscomplexobj(lhs):
+        masks["complex_non_finite"] = meets(non_finite_lhs, np.ones(rhs.shape)) | \
+            meets(np.ones(lhs.shape), non_finite_rhs)
+    return masks
+
+
 @implementation_defined(*CONV_OPS)
 def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
     """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
     ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
-    ``accumulation_overflow``: float results where a product or partial sum may leave the type's range."""
+    ``accumulation_overflow``: float results where a product or partial sum may leave the type's range;
+    ``grouped_non_finite``: grouped convolutions, results whose window meets an inf/NaN in any group;
+    ``subnormals`` and ``complex_non_finite``: see ``_non_finite_products``."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     if ctx.shape.element_type() not in etypes.SIGNED_INTS:
         with np.errstate(all="ignore"):
@@ -123,6 +146,9 @@ def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, n
             if is_inexact(ctx.shape.numpy_dtype()):
                 bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
                 masks["accumulation_overflow"] = accumulation_may_overflow(bound, ctx.shape.numpy_dtype())
+            if is_inexact(ctx.shape.numpy_dtype()) and args.feature_group_count * args.batch_group_count > 1:
+                masks["grouped_non_finite"] = _grouped_non_finite(lhs, rhs, ctx.shape.dimensions())
+            masks.update(_non_finite_products(lhs, rhs, args))
             return masks
     exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
     info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())

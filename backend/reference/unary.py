@@ -98,7 +98,11 @@ def _erf(x: Array) -> Array:
 
 
 def _logistic(x: Array) -> Array:
-    return 1 / (1 + np.exp(-x))
+    """1 / (1 + e^-x); for a complex x with a negative real part as e^x / (1 + e^x), which does not
+    overflow to inf/inf = NaN where e^-x is infinite and the result is about 0 (found by the fuzzer)."""
+    if not np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    return np.where(x.real < 0, np.exp(x) / (1 + np.exp(x)), 1 / (1 + np.exp(-x)))
 
 
 def _rsqrt(x: Array) -> Array:
@@ -168,7 +172,7 @@ _EXTRA_MASKS: dict[str, dict[str, Callable[[Array], Array]]] = {
 }
 
 
-def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
+def float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
     """Subnormal flushing (inputs or exact results), non-finite complex inputs, and the op's own ids."""
     def masks(ctx: Any, operand: Array) -> dict[str, Array]:
         exact_result = in_wide_precision(fn, ctx, operand)
@@ -181,7 +185,7 @@ def _float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Arra
 
 
 for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
-    implementation_defined(_name)(_float_masks(_name, _fn))
+    implementation_defined(_name)(float_masks(_name, _fn))
 
 
 # -- sign, negation, absolute value --------------------------------------------------------------
@@ -201,7 +205,7 @@ def sign(ctx: Any, operand: Array) -> Array:
     return in_wide_precision(_float_sign, ctx, operand)
 
 
-implementation_defined("Sign")(_float_masks("Sign", _float_sign))
+implementation_defined("Sign")(float_masks("Sign", _float_sign))
 
 
 @evaluator("Neg")

@@ -1,0 +1,102 @@
+"""Deliberately broken backends for the runner's robustness tests (tests/test_runner_isolation.py).
+
+Each one is the reference backend except on one kind of program, a Neg of a rank-0 operand
+(the case ``Neg/golden/scalar_f64``), where it misbehaves in its own way. Given to the runner as
+``tests.broken_backends:NAME``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from backend.builder import XlaComputation
+from backend.interpreter import GraphWalker
+from backend.reference import EVALUATORS
+from backend.reference_backend import ReferenceBackend
+
+
+def _is_target(computation: XlaComputation) -> bool:
+    return any(inst.opcode == "Neg" and inst.shape.is_array() and inst.shape.rank() == 0
+               for inst in computation.instructions)
+
+
+class _Broken(ReferenceBackend):
+    def misbehave(self) -> Any:
+        raise NotImplementedError
+
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
+        if _is_target(computation):
+            return self.misbehave()
+        return super().execute(computation, arguments, replicas)
+
+
+class _Aborts(_Broken):
+    name = "aborts"
+
+    def misbehave(self) -> Any:
+        os.abort()
+
+
+class _Hangs(_Broken):
+    name = "hangs"
+
+    def misbehave(self) -> Any:
+        time.sleep(3600)
+
+
+class _Exits(_Broken):
+    name = "exits"
+
+    def misbehave(self) -> Any:
+        sys.exit(3)
+
+
+class _ReturnsNone(_Broken):
+    name = "returns-none"
+
+    def misbehave(self) -> Any:
+        return None
+
+
+class _SupportsRaises(ReferenceBackend):
+    name = "supports-raises"
+
+    def supports(self, computation: XlaComputation) -> str | None:
+        if _is_target(computation):
+            raise KeyError("Neg")
+        return super().supports(computation)
+
+
+def _dividing_neg(ctx: Any, x: Any) -> Any:
+    if x.ndim == 0:
+        return 1 // 0  # a plain bug in a lowering
+    return EVALUATORS.get("Neg")(ctx, x)
+
+
+class _Lowerings:
+    """The reference evaluators, with Neg replaced."""
+
+    def get(self, name: str) -> Any:
+        return _dividing_neg if name == "Neg" else EVALUATORS.get(name)
+
+
+class _LoweringRaises(ReferenceBackend):
+    """A walker-based backend whose Neg lowering raises ZeroDivisionError on rank 0."""
+
+    name = "lowering-raises"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._walker = GraphWalker(self.name, _Lowerings())  # type: ignore[arg-type]
+
+
+ABORTS = _Aborts()
+HANGS = _Hangs()
+EXITS = _Exits()
+RETURNS_NONE = _ReturnsNone()
+SUPPORTS_RAISES = _SupportsRaises()
+LOWERING_RAISES = _LoweringRaises()
