@@ -29,29 +29,49 @@ def _spec_arg_name(key: str) -> str:
     return key[:-1] if key.endswith("_") and keyword.iskeyword(key[:-1]) else key
 
 
-def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    names = [a.name for a in spec.args]
+def _choose_form(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The spec's own signature (``None``) or the call form (xla_client's) the call is written in: a
+    leading XlaBuilder the op has no argument for, or a keyword only a call form knows, selects it."""
+    names = {a.name for a in spec.args}
+    keys = [_spec_arg_name(k) for k in kwargs]
+    leading_builder = (bool(args) and isinstance(args[0], XlaBuilder)) or "builder" in keys
+    for form in spec.call_forms:
+        if leading_builder and "builder" not in names and form.extra_builder:
+            return form
+        if any(k not in names for k in keys) and all(k in form.args or k in form.rename for k in keys):
+            return form
+    return None
+
+
+def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[dict[str, Any], XlaBuilder | None]:
+    """The arguments by spec name, and the leading XlaBuilder of a call form that takes one."""
+    form = _choose_form(spec, args, kwargs)
+    names = list(form.args) if form is not None else [a.name for a in spec.args]
+    rename = form.rename if form is not None else {}
     if len(args) > len(names):
         raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
                       f"got {len(args)}")
-    bound = dict(zip(names, args))
+    bound = {rename.get(n, n): v for n, v in zip(names, args)}
     for key, value in kwargs.items():
         key = _spec_arg_name(key)
-        if key not in names:
+        if key not in names and key not in rename:
             raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
+        key = rename.get(key, key)
         if key in bound:
             raise OpError(spec.name, "arg-type", f"argument '{key}' given twice", key)
         bound[key] = value
+    extra = bound.pop("builder", None) if form is not None and form.extra_builder else None
+    if form is not None and form.extra_builder and not isinstance(extra, XlaBuilder):
+        raise OpError(spec.name, "arg-type", f"expected an XlaBuilder, got {type(extra).__name__}", "builder")
     for a in spec.args:
         if a.name not in bound:
             if a.required:
                 raise OpError(spec.name, "arg-type", f"missing required argument '{a.name}'", a.name)
             bound[a.name] = a.default
-    return bound
+    return bound, extra
 
 
-def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
-    builder = None
+def _find_builder(spec: Any, bound: dict[str, Any], builder: XlaBuilder | None = None) -> XlaBuilder:
     for a in spec.args:
         value = bound[a.name]
         if a.kind == "builder":
@@ -82,7 +102,10 @@ def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
 
 
 def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
-    seen: dict[str, tuple[str, Any]] = {}
+    """Each operand's element type is one its type variable allows, and operands sharing a variable
+    agree; a per-operand variable (``element: T_i``) is shared position by position (operands[i] with
+    init_values[i]), so the operands of one variadic argument may differ."""
+    seen: dict[tuple[str, int | None], tuple[str, Any]] = {}
     for a in spec.operand_args:
         if a.element is None:
             continue
@@ -95,17 +118,18 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
                 raise OpError(spec.name, spec.type_constraint, f"element type of '{label}' must be one of "
                               f"[{names}], got {s}", a.name, {a.name: str(s)})
-            if a.element in seen and seen[a.element][1] != et:
-                other = seen[a.element][0]
+            key = (a.element, k if a.per_operand else None)
+            if key in seen and seen[key][1] != et:
+                other = seen[key][0]
                 raise OpError(spec.name, spec.type_constraint, f"'{other}' and '{label}' must have the same "
-                              f"element type, got {etypes.short_name(seen[a.element][1])} and "
+                              f"element type, got {etypes.short_name(seen[key][1])} and "
                               f"{etypes.short_name(et)}", a.name)
-            seen.setdefault(a.element, (label, et))
+            seen.setdefault(key, (label, et))
 
 
 def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
-    bound = _bind(spec, args, kwargs)
-    builder = _find_builder(spec, bound)
+    bound, given_builder = _bind(spec, args, kwargs)
+    builder = _find_builder(spec, bound, given_builder)
     attrs: dict[str, Any] = {}
     for a in spec.args:
         if a.kind in ("attribute", "computation"):

@@ -71,36 +71,95 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
     return getattr(ops, spec.name)(**kwargs)
 
 
+_TIE_OPS = {"Lt": "Eq", "Gt": "Eq", "Le": "Eq", "Ge": "Eq", "LtTotalOrder": "EqTotalOrder",
+            "GtTotalOrder": "EqTotalOrder"}
+
+
 def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape]) -> XlaComputation:
-    """A sub-computation written in a spec as ``{op: Add, params: ...}``.
+    """A sub-computation written in a spec as ``{op: Add, ...}``.
 
-    ``params`` is a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the
-    case's operands, for Call-like ops), or ``scalars`` (the default: one scalar per operand of
-    ``op``, of the first operand's element type, for reducer-like ops). ``{op: Add, pairwise: N}``
-    is a variadic reducer over the element types of the first N operands: it returns the tuple of
-    ``op(acc_i, x_i)``.
+    - ``params``: a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the case's
+      operands, for Call-like ops), ``elements`` (one scalar of each operand's element type, for Map),
+      or ``scalars`` (the default: one scalar per operand of ``op``, of the first operand's element
+      type, for reducer-like ops).
+    - ``pairwise: N``: a variadic reducer over the element types of the first N operands, returning
+      the tuple of ``op(acc_i, x_i)``.
+    - ``select: N``: a variadic reducer keeping ``(x_0..x_N-1)`` where ``op(x_0, acc_0)`` holds, else
+      ``(acc_0..)`` (the seed's max/argmax reducer is ``{op: Ge, select: 2}``).
+    - ``compare: N``: a Sort comparator over 2N scalars (``p_2k``, ``p_2k+1`` of operand k's type),
+      lexicographic over the operands in ``keys`` (default ``[0]``): ``op`` decides, a tie on one key
+      (the matching Eq) passes to the next.
+    - ``{op: Tuple, params: [...], returns: [i, ...]}``: the tuple of the parameters at those positions.
+    - ``scan: inclusive | exclusive``: a Scan body over m inputs and m carries (the inits' shapes):
+      ``c'_i = op(x_i, c_i)``, the outputs are the new carries (inclusive) or the old ones (exclusive).
     """
-    from specs.loader import parse_shape
+    from specs.loader import COMPUTATION_DESCRIPTION_KEYS, parse_shape
 
+    unknown = set(desc) - set(COMPUTATION_DESCRIPTION_KEYS)
+    if unknown or "op" not in desc:
+        raise ValueError(f"computation description {desc!r}: needs 'op', unknown keys {sorted(unknown)} "
+                         f"(allowed: {', '.join(COMPUTATION_DESCRIPTION_KEYS)})")
     op = desc["op"]
-    params = desc.get("params", "scalars")
-    if "pairwise" in desc:  # a variadic reducer of N values: (acc_0..acc_N-1, x_0..x_N-1) -> (op(acc_i, x_i))...
-        n = int(desc["pairwise"])
-        scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes[:n]]
-        sub = XlaBuilder(f"{op.lower()}_pairwise_computation")
-        p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(scalars + scalars)]
-        ops.Tuple(sub, [getattr(ops, op)(p[i], p[n + i]) for i in range(n)])
+    scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes]
+    sub = XlaBuilder(f"{op.lower()}_computation")
+    if "pairwise" in desc or "select" in desc:
+        n = int(desc.get("pairwise", desc.get("select")))
+        p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(scalars[:n] + scalars[:n])]
+        if "pairwise" in desc:
+            ops.Tuple(sub, [getattr(ops, op)(p[i], p[n + i]) for i in range(n)])
+        else:
+            take = getattr(ops, op)(p[n], p[0])
+            ops.Tuple(sub, [ops.Select(take, p[n + i], p[i]) for i in range(n)])
         return sub.build()
+    if "compare" in desc:
+        return _comparator(sub, op, scalars[:int(desc["compare"])], desc.get("keys", [0]))
+    if "scan" in desc:
+        return _scan_body(sub, op, operand_shapes, desc["scan"])
+    params = desc.get("params", "scalars")
     if params == "operands":
         shapes = list(operand_shapes)
+    elif params == "elements":
+        shapes = scalars
     elif params == "scalars":
-        etype = operand_shapes[0].element_type()
-        shapes = [Shape.scalar_shape(etype)] * len(specs.get(op).operand_args)
-    else:
+        shapes = scalars[:1] * len(specs.get(op).operand_args)
+    elif isinstance(params, list):
         shapes = [parse_shape(p) for p in params]
-    sub = XlaBuilder(f"{op.lower()}_computation")
-    getattr(ops, op)(*[ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)])
+    else:
+        raise ValueError(f"computation description {desc!r}: params is a list of shapes, 'operands', 'elements' or "
+                         "'scalars'")
+    p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)]
+    if op == "Tuple":
+        returns = desc.get("returns", list(range(len(p))))
+        if not isinstance(returns, list) or any(not isinstance(i, int) or not 0 <= i < len(p) for i in returns):
+            raise ValueError(f"computation description {desc!r}: returns lists parameter positions below {len(p)}")
+        return sub.build(ops.Tuple(sub, [p[i] for i in returns]))
+    getattr(ops, op)(*p)
     return sub.build()
+
+
+def _comparator(sub: XlaBuilder, op: str, scalars: list[Shape], keys: list[int]) -> XlaComputation:
+    if op not in _TIE_OPS or not keys or any(not isinstance(k, int) or not 0 <= k < len(scalars) for k in keys):
+        raise ValueError(f"comparator description: op is one of {sorted(_TIE_OPS)} and keys are operand positions "
+                         f"below {len(scalars)}, got op {op!r} and keys {keys!r}")
+    p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(x for s in scalars for x in (s, s))]
+    result = getattr(ops, op)(p[2 * keys[-1]], p[2 * keys[-1] + 1])
+    for k in reversed(keys[:-1]):  # lexicographic: op on key k, or a tie on k and the rest decides
+        tie = getattr(ops, _TIE_OPS[op])(p[2 * k], p[2 * k + 1])
+        result = ops.Or(getattr(ops, op)(p[2 * k], p[2 * k + 1]), ops.And(tie, result))
+    return sub.build(result)
+
+
+def _scan_body(sub: XlaBuilder, op: str, operand_shapes: list[Shape], kind: str) -> XlaComputation:
+    if kind not in ("inclusive", "exclusive") or len(operand_shapes) % 2:
+        raise ValueError(f"scan description: 'inclusive' or 'exclusive' over m inputs and m inits, got {kind!r} "
+                         f"over {len(operand_shapes)} operands")
+    m = len(operand_shapes) // 2
+    inits = operand_shapes[m:]
+    xs = [ops.Parameter(sub, i, Shape.array_shape(operand_shapes[i].element_type(), inits[i].dimensions()), f"x{i}")
+          for i in range(m)]
+    cs = [ops.Parameter(sub, m + i, s, f"c{i}") for i, s in enumerate(inits)]
+    new = [getattr(ops, op)(x, c) for x, c in zip(xs, cs)]
+    return sub.build(ops.Tuple(sub, (new if kind == "inclusive" else cs) + new))
 
 
 def reproduction(case: Any, backend: str) -> str:

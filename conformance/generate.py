@@ -95,10 +95,14 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
     """Random operand values for one generator config (``dims``: the shape of operands the config
     leaves open), with their shapes as labels; None when the config cannot give every operand a type
     and a shape."""
-    types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
+    types_fixed: dict[str, Any] = {  # a list gives each operand of a variadic argument its own type
+        k: [etypes.from_short_name(x) for x in v] if isinstance(v, list) else etypes.from_short_name(v)
+        for k, v in (config.get("types") or {}).items()}
     label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
     for a in spec.operand_args:
+        if config.get("shapes") is not None and a.name not in config["shapes"] and not a.required:
+            continue  # an optional argument the config leaves out takes its default
         t = types_fixed.get(a.name)
         if t is None:
             if a.element == var and etype is not None:
@@ -111,8 +115,10 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
         if shape_dims is None:
             return None
         if a.kind == "operands":  # a variadic argument: a list of shapes
-            inputs[a.name] = [random_array(rng, t, tuple(d), values_hint.get(a.name), specials) for d in shape_dims]
-            label_shapes += [str(Shape.array_shape(t, tuple(d))) for d in shape_dims]
+            per = t if isinstance(t, list) else [t] * len(shape_dims)
+            inputs[a.name] = [random_array(rng, ti, tuple(d), values_hint.get(a.name), specials)
+                              for ti, d in zip(per, shape_dims)]
+            label_shapes += [str(Shape.array_shape(ti, tuple(d))) for ti, d in zip(per, shape_dims)]
             continue
         inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
         label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))

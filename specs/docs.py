@@ -50,7 +50,7 @@ def render_op(spec: OpSpec) -> str:
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
     lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
     for a in spec.args:
-        typ = a.type or (f"array of `{a.element}`" if a.element else "")
+        typ = a.type or (f"array of `{a.element}{'_i' if a.per_operand else ''}`" if a.element else "")
         default = "" if a.required else f"`{a.default!r}`"
         lines.append(f"| `{a.name}` | {a.kind} | {typ} | {default} | {a.doc} |")
     lines.append("")

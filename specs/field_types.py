@@ -94,7 +94,7 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
-    "see_also": ListOf(STR),
+    "see_also": ListOf(STR), "call_forms": ListOf(MAPPING),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",
                       "generator", "see_also"})
@@ -111,7 +111,7 @@ GENERATOR: dict[str, FieldType] = {
 }
 #: One generator config; a variadic argument's shapes are a list of dimension lists.
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(DIMS, ListOf(DIMS))), "attrs": MAPPING,
-                                "types": MappingOf(STR)}
+                                "types": MappingOf(OneOf(STR, ListOf(STR)))}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

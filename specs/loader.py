@@ -229,6 +229,7 @@ class ArgSpec:
     kind: str                      # builder | operand | operands | attribute | computation
     type: str | None = None        # attribute type (see backend.attributes)
     element: str | None = None     # element-type variable (T) for operands
+    per_operand: bool = False      # ``element: T_i``: each operand of a variadic argument has its own T_i
     default: Any = _MISSING
     doc: str = ""
     broadcast: bool = False        # operand is implicitly broadcast to the result shape
@@ -241,6 +242,19 @@ class ArgSpec:
     @property
     def is_operand(self) -> bool:
         return self.kind in ("operand", "operands")
+
+
+@dataclasses.dataclass(frozen=True)
+class CallForm:
+    """An alternative way to call the op (xla_client's form): the positional argument order, where
+    ``builder`` is a leading XlaBuilder the op has no argument for, and keyword renames."""
+
+    args: tuple[str, ...]
+    rename: dict[str, str]
+
+    @property
+    def extra_builder(self) -> bool:
+        return "builder" in self.args
 
 
 @dataclasses.dataclass(frozen=True)
@@ -303,6 +317,7 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -322,7 +337,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -367,9 +382,41 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
             raise ctx.fail(where, "an attribute needs a 'type'", m)
         if "type" in m:
             _check_attribute_type(ctx, m, where)
-        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
+        element, per_operand = m.get("element"), False
+        if isinstance(element, str) and element.endswith("_i"):
+            if m["kind"] != "operands":
+                raise ctx.fail(f"{where}.element", f"a per-operand type variable ('{element}') needs kind 'operands'",
+                               m, "element")
+            element, per_operand = element[:-2], True
+        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=element, per_operand=per_operand,
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
+    return tuple(out)
+
+
+def _parse_call_forms(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, list):
+        raise ctx.fail("call_forms", "expected a list of {args: [...], rename: {...}}")
+    names = {a.name for a in args}
+    out = []
+    for i, form in enumerate(node):
+        where = f"call_forms[{i}]"
+        m = ctx.mapping(form, where, ("args",), ("rename", "doc"))
+        rename = m.get("rename") or {}
+        if not isinstance(m["args"], list) or not isinstance(rename, dict):
+            raise ctx.fail(where, "'args' is a list of argument names and 'rename' a mapping", m)
+        for new, old in rename.items():
+            if old not in names or new in names:
+                raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the target must be an argument "
+                               "and the new name must not be one", rename, new)
+        for k, arg in enumerate(m["args"]):
+            known = arg in names or arg in rename or (arg == "builder" and k == 0 and "builder" not in names)
+            if not known or m["args"].count(arg) > 1:
+                raise ctx.fail(f"{where}.args", f"'{arg}' is not an argument (or a leading 'builder'), or repeats", m,
+                               "args")
+        out.append(CallForm(args=tuple(m["args"]), rename={str(k): str(v) for k, v in rename.items()}))
     return tuple(out)
 
 
@@ -424,7 +471,6 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if top["family"] not in FAMILIES:
         raise ctx.fail("family", f"unknown family '{top['family']}' (allowed: {', '.join(FAMILIES)})", top, "family")
     args = _parse_args(ctx, top["args"])
-    arg_names = {a.name for a in args}
 
     element_types: dict[str, tuple[PrimitiveType, ...]] = {}
     for var, classes in (top.get("element_types") or {}).items():
@@ -457,7 +503,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"examples[{i}]"
         m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
@@ -470,7 +516,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         where = f"errors[{i}]"
         m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
                         nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
         errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
@@ -504,18 +550,31 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path)
+                  executable=bool(top.get("executable", True)), path=path,
+                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
 
 
-def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
+#: The keys of a sub-computation description in an example (built by conformance.build).
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns")
+
+
+def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
+    by_name = {a.name: a for a in args}
     for section in ("inputs", "attrs"):
         for key in (m.get(section) or {}):
-            if key not in arg_names:
+            if key not in by_name:
                 raise ctx.fail(f"{where}.{section}.{key}", f"'{key}' is not an argument of this op",
                                m[section], key)
+    for key, value in (m.get("attrs") or {}).items():
+        a = by_name[key]
+        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
+            unknown = [k for k in value if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or "op" not in value:
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' and takes only "
+                               f"{', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(value)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
