@@ -72,11 +72,12 @@ def _kind_fits(kind: str, value: Any) -> bool:
 
 
 def fit(spec: Any, form: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
-    """How many of the call's values have the Python kind ``form`` (``None``: the spec's own signature)
+    """How many of the call's values have the Python kind ``form`` (``None``: the spec's own signature; a
+    tuple of argument names: one of the spec's ``forms``)
     expects in their place (builder, XlaOp, sequence of XlaOps, computation, other): which form a call
     that fits none was meant for."""
-    if form is None:
-        kinds = {a.name: a.kind for a in spec.args}
+    if form is None or isinstance(form, tuple):
+        kinds = {n: spec.arg(n).kind for n in (form or [a.name for a in spec.args])}
     else:
         by_name = {a.name: a for a in spec.args}
         kinds = {a.name: "builder" if a.builder else "operand" if a.single else

@@ -18,9 +18,12 @@ from backend.rules import SHAPE_RULES, OpContext
 from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
-def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The arguments of a call in the spec's own signature, by spec name (defaults filled in)."""
-    names = [a.name for a in spec.args]
+def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any], only: tuple[str, ...] | None = None
+          ) -> dict[str, Any]:
+    """The arguments of a call in the spec's own signature, by spec name (defaults filled in); with
+    ``only``, of one of the spec's ``forms`` (an op whose signatures take different arguments): just
+    those arguments, the others left out."""
+    names = list(only) if only is not None else [a.name for a in spec.args]
     if len(args) > len(names):
         raise OpError(spec.name, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), "
                       f"got {len(args)}")
@@ -33,7 +36,7 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
             raise OpError(spec.name, "arg-type", f"argument '{key}' given twice", key)
         bound[key] = value
     for a in spec.args:
-        if a.name not in bound:
+        if a.name not in bound and (only is None or a.name in only):
             if a.required:
                 raise OpError(spec.name, "arg-type", f"missing required argument '{a.name}'", a.name)
             bound[a.name] = a.default
@@ -42,6 +45,8 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
 
 def _find_builder(spec: Any, bound: dict[str, Any], builder: XlaBuilder | None = None) -> XlaBuilder:
     for a in spec.args:
+        if a.name not in bound:  # an argument of another call form
+            continue
         value = bound[a.name]
         if a.kind == "builder":
             if not isinstance(value, XlaBuilder):
@@ -76,7 +81,7 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
     init_values[i]), so the operands of one variadic argument may differ."""
     seen: dict[tuple[str, int | None], tuple[str, Any]] = {}
     for a in spec.operand_args:
-        if a.element is None:
+        if a.element is None or a.name not in shapes:
             continue
         allowed = spec.element_types[a.element]
         group = shapes[a.name] if a.kind == "operands" else [shapes[a.name]]
@@ -99,7 +104,7 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
 def _normalize_attributes(spec: Any, bound: dict[str, Any], progress: list[int] | None = None) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     for a in spec.args:
-        if a.kind in ("attribute", "computation"):
+        if a.kind in ("attribute", "computation") and a.name in bound:
             try:
                 attrs[a.name] = attributes.normalize(a.type or "computation", bound[a.name])
             except (TypeError, ValueError) as e:
@@ -118,7 +123,8 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
 
 def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[Any, ...],
                       kwargs: dict[str, Any]) -> XlaOp:
-    """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature).
+    """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature; a tuple of
+    argument names: one of the spec's ``forms``, an op whose signatures take different arguments).
 
     The first form the call fits (argument count, names and kinds, attribute values) is used. When
     none fits, the error is the one of the form whose argument kinds the call matches best, then
@@ -128,8 +134,8 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
     for form in forms:
         progress = [0]
         try:
-            if form is None:
-                bound, extra = _bind(spec, args, kwargs), []
+            if form is None or isinstance(form, tuple):
+                bound, extra = _bind(spec, args, kwargs, form), []
             else:
                 bound, extra = call_forms.bind_form(name, form, spec, args, kwargs, progress)
             progress[0] = max(progress[0], 1)
@@ -140,6 +146,10 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
             failures.append((form, progress[0], e))
             continue
         return _add(spec, bound, builder, attrs)
+    if spec.forms and all(reached == 0 for _, reached, _ in failures):
+        listed = "; ".join(f"{spec.name}({', '.join(f)})" for f in spec.forms.values())
+        given = ", ".join([f"{len(args)} positional", *kwargs])
+        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit none of its call forms: {listed}")
     scores = [(call_forms.fit(spec, form, args, kwargs), reached, -k) for k, (form, reached, _) in enumerate(failures)]
     raise failures[scores.index(max(scores))][2]
 
@@ -147,7 +157,8 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
 def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str, Any]) -> XlaOp:
     """Check element types, run the shape rule, insert implicit broadcasts, add the instruction."""
     shapes: dict[str, Any] = {}
-    for a in spec.operand_args:
+    operand_args = [a for a in spec.operand_args if a.name in bound]
+    for a in operand_args:
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
@@ -157,18 +168,18 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")
     result: Shape = rule(ctx)
     operands: list[XlaOp] = []
-    operand_args = []
-    for a in spec.operand_args:
+    grouping = []
+    for a in operand_args:
         value = bound[a.name]
         if a.kind == "operands":
             operands.extend(value)
-            operand_args.append((a.name, len(value)))
+            grouping.append((a.name, len(value)))
             continue
         if a.broadcast and result.is_array() and shapes[a.name].dimensions() != result.dimensions():
             value = _broadcast_to(builder, value, shapes[a.name], result, attrs.get("broadcast_dimensions", ()))
         operands.append(value)
-        operand_args.append((a.name, None))
-    return builder.add_instruction(spec.name, operands, tuple(operand_args), attrs, result)
+        grouping.append((a.name, None))
+    return builder.add_instruction(spec.name, operands, tuple(grouping), attrs, result)
 
 
 def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, bdims: tuple[int, ...]) -> XlaOp:
@@ -189,19 +200,23 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
         def op_function(*args: Any, **kwargs: Any) -> XlaOp:
             return build_op_in_forms(spec, forms, name, args, kwargs)
 
-    first = spec.args if forms[0] is None else forms[0].args
+    first = spec.args if forms[0] is None else [spec.arg(n) for n in forms[0]] if isinstance(forms[0], tuple) \
+        else forms[0].args
     params: list[inspect.Parameter] = []
     for a in reversed(first):  # an optional argument before a required one shows without its default
         keep_default = not a.required and all(p.default is not inspect.Parameter.empty for p in params)
         params.insert(0, inspect.Parameter(call_forms.python_name(a.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                            default=a.default if keep_default else inspect.Parameter.empty))
-    others = [f"{name}({', '.join(a.name for a in f.args)})" for f in forms if f is not None]
+    others = [f"{name}({', '.join(f if isinstance(f, tuple) else (a.name for a in f.args))})"
+              for f in forms if f is not None]
     also = f"\n\nOther call forms: {'; '.join(others)}" if others else ""
     op_function.__name__ = op_function.__qualname__ = name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}{also}\n\n{spec.semantics}"
-    op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    if not isinstance(forms[0], tuple):  # an op with several argument lists keeps (*args, **kwargs)
+        op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     op_function.call_forms = tuple(  # type: ignore[attr-defined]
-        tuple((a.name, a.required) for a in (spec.args if f is None else f.args)) for f in forms)
+        tuple((a.name, a.required) for a in (spec.args if f is None else [spec.arg(n) for n in f]
+                                             if isinstance(f, tuple) else f.args)) for f in forms)
     return op_function
 
 
@@ -209,7 +224,8 @@ def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     import specs
     out: dict[str, Callable[..., XlaOp]] = {}
     for name, spec in specs.load_all().items():
-        out[name] = _make(spec, name, (None, *(f for f in spec.call_forms if f.name is None)))
+        own = tuple(spec.forms.values()) if spec.forms else (None,)
+        out[name] = _make(spec, name, (*own, *(f for f in spec.call_forms if f.name is None)))
         for alias in dict.fromkeys(f.name for f in spec.call_forms if f.name is not None):
             out[alias] = _make(spec, alias, tuple(f for f in spec.call_forms if f.name == alias))
     return out

@@ -57,6 +57,9 @@ def render_op(spec: OpSpec) -> str:
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
+    if spec.forms:
+        lines += ["A call is told apart by its arguments (their number, names and kinds); the forms take:", ""]
+        lines += [f"- {form}: {', '.join(f'`{n}`' for n in names)}" for form, names in spec.forms.items()] + [""]
     if spec.call_forms:
         lines += ["## Other call forms (xla_client's)", ""]
         lines += [f"- `{form.name or spec.name}({', '.join(_form_arg_text(a) for a in form.args)})`"
