@@ -149,7 +149,9 @@ def build_op_in_forms(spec: Any, forms: tuple[Any, ...], name: str, args: tuple[
     if spec.forms and all(reached == 0 for _, reached, _ in failures):
         listed = "; ".join(f"{spec.name}({', '.join(f)})" for f in spec.forms.values())
         given = ", ".join([f"{len(args)} positional", *kwargs])
-        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit none of its call forms: {listed}")
+        closest = max(spec.forms.values(), key=lambda f: call_forms.fit(spec, f, args, kwargs))
+        stray = next((k for k in map(call_forms.spec_arg_name, kwargs) if k not in closest), None)
+        raise OpError(spec.name, "arg-type", f"the arguments ({given}) fit none of its call forms: {listed}", stray)
     scores = [(call_forms.fit(spec, form, args, kwargs), reached, -k) for k, (form, reached, _) in enumerate(failures)]
     raise failures[scores.index(max(scores))][2]
 
