@@ -16,6 +16,7 @@ from backend.api_types import (
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    RandomAlgorithm,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
@@ -31,7 +32,7 @@ from backend.shape import Layout, Shape, shape_from_pyval
 
 __all__ = [
     "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
-    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
+    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape", "RandomAlgorithm",
     "ExecutionError", "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
     "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",
     "register_backend", "shape_from_pyval",

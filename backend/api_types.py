@@ -39,6 +39,14 @@ class ComparisonDirection(enum.Enum):
     LT = "LT"
 
 
+class RandomAlgorithm(enum.Enum):
+    """RngBitGenerator's algorithm: the backend's default, Threefry-2x32 or Philox-4x32 (xla_client's names)."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
 class ComparisonType(enum.Enum):
     FLOAT = "FLOAT"
     TOTALORDER = "TOTALORDER"

@@ -8,6 +8,7 @@ A type ending in ``?`` also accepts ``None``.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,7 @@ from backend.api_types import (
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    RandomAlgorithm,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
@@ -146,6 +148,21 @@ def _comparison_type(v: Any) -> ComparisonType:
     if isinstance(v, str) and v.upper() in ComparisonType.__members__:
         return ComparisonType[v.upper()]
     raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
+
+
+def _random_algorithm(v: Any) -> RandomAlgorithm:
+    """A ``RandomAlgorithm``, its name (``RNG_PHILOX``, or without the prefix: ``philox``) or its number."""
+    if isinstance(v, RandomAlgorithm):
+        return v
+    if isinstance(v, enum.Enum):  # another module's enum of the same names (jax.lax.RandomAlgorithm)
+        v = v.name
+    if isinstance(v, str):
+        name = v.upper() if v.upper().startswith("RNG_") else "RNG_" + v.upper()
+        if name in RandomAlgorithm.__members__:
+            return RandomAlgorithm[name]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in {a.value for a in RandomAlgorithm}:
+        return RandomAlgorithm(int(v))
+    raise ValueError(f"expected a random algorithm (RNG_DEFAULT, RNG_THREE_FRY, RNG_PHILOX), got {_short_repr(v)}")
 
 
 def _accuracy_mode(v: Any) -> ResultAccuracyMode:
@@ -298,6 +315,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
     "result_accuracy": _result_accuracy,
+    "random_algorithm": _random_algorithm,
     "computation": _computation,
 }
 
@@ -317,6 +335,8 @@ def render(value: Any) -> str:
     if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
                           GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig)):
         return str(value)
+    if isinstance(value, RandomAlgorithm):
+        return value.name
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
     if isinstance(value, PrimitiveType):

@@ -28,7 +28,7 @@ OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
 FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
-            "reduction", "linear_algebra", "control_flow", "collective", "internal")
+            "reduction", "linear_algebra", "control_flow", "collective", "random", "internal")
 
 
 class _Missing:
