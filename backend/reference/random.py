@@ -191,8 +191,7 @@ def uniform_values(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, dims:
     lo, hi = float(a), float(b)
     with np.errstate(over="ignore", invalid="ignore"):
         values = (lo + (hi - lo) * rng.random(dims)).astype(dtype)
-    below_b = np.nextafter(b, a).astype(dtype)  # rounding to the type may reach b
-    return np.clip(values, a, below_b) if np.isfinite(hi - lo) else values
+    return np.where(values < b, values, a).astype(dtype)  # rounding to the type may reach b: a instead
 
 
 @evaluator("RngUniform")
