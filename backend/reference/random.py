@@ -51,6 +51,7 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
     return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
 
+@np.errstate(over="ignore")
 def threefry2x32(key: tuple[int, int], x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Threefry-2x32 (20 rounds) of the u32 word pairs ``(x0, x1)`` under the 64-bit key ``(k0, k1)``."""
     k0, k1 = np.uint32(key[0]), np.uint32(key[1])
@@ -65,6 +66,7 @@ def threefry2x32(key: tuple[int, int], x0: np.ndarray, x1: np.ndarray) -> tuple[
     return x0, x1
 
 
+@np.errstate(over="ignore")
 def philox4x32(key: tuple[int, int], x: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """Philox-4x32 (10 rounds) of the u32 word quadruples ``x`` under the 64-bit key ``(k0, k1)``."""
     k0, k1 = np.uint32(key[0]), np.uint32(key[1])
