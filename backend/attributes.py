@@ -302,6 +302,64 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+CUSTOM_CALL_SCHEDULES = ("SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST")
+CUSTOM_CALL_API_VERSIONS = ("API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                            "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI")
+
+
+def _enum_name(names: tuple[str, ...], what: str) -> Callable[[Any], str]:
+    """A normalizer to the member name (xla_client's enum value, its name, or its number)."""
+    def normalize(v: Any) -> str:
+        name = getattr(v, "name", v)
+        if isinstance(name, str) and name in names:
+            return name
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= int(v) < len(names):
+            return names[int(v)]
+        raise ValueError(f"expected a {what} ({', '.join(names)}), got {_short_repr(v)}")
+    return normalize
+
+
+def _bytes(v: Any) -> bytes:
+    if isinstance(v, str):
+        return v.encode()
+    if not isinstance(v, (bytes, bytearray)):
+        raise TypeError(f"expected bytes or a string, got {_short_repr(v)}")
+    return bytes(v)
+
+
+def _shape_list(v: Any) -> tuple[Shape, ...]:
+    return tuple(_shape(s) for s in _seq(v))
+
+
+def _shape_index(v: Any) -> tuple[int, ...]:
+    index = _int_list(v)
+    if any(i < 0 for i in index):
+        raise ValueError(f"a shape index has no negative entries, got {list(index)}")
+    return index
+
+
+def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, tuple[int, ...]]], ...]:
+    """``[(output_shape_index, (operand_index, operand_shape_index)), ...]``."""
+    out = []
+    for entry in _seq(v):
+        pair = _seq(entry)
+        if len(pair) != 2 or len(_seq(pair[1])) != 2:
+            raise ValueError(f"each aliasing entry is (output_shape_index, (operand_index, operand_shape_index)), "
+                             f"got {_short_repr(entry)}")
+        operand_index, operand_shape_index = _seq(pair[1])
+        out.append((_shape_index(pair[0]), (_int(operand_index), _shape_index(operand_shape_index))))
+    return tuple(out)
+
+
+NORMALIZERS.update({
+    "bytes": _bytes,
+    "shape_list": _shape_list,
+    "custom_call_schedule": _enum_name(CUSTOM_CALL_SCHEDULES, "CustomCallSchedule"),
+    "custom_call_api_version": _enum_name(CUSTOM_CALL_API_VERSIONS, "CustomCallApiVersion"),
+    "output_operand_aliasing": _output_operand_aliasing,
+})
+
+
 def normalize(type_name: str, value: Any) -> Any:
     optional = type_name.endswith("?")
     base = type_name.rstrip("?")

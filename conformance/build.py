@@ -11,6 +11,7 @@ import numpy as np
 import specs
 from backend import ops
 from backend.builder import XlaBuilder, XlaComputation, XlaOp
+from backend.host_io import is_token
 from backend.shape import Shape, shape_from_pyval
 from conformance.cases import CONSTANTS, PARAMETERS
 
@@ -46,6 +47,9 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
     operand_shapes: list[Shape] = []
 
     def operand(value: Any, name: str) -> Any:
+        if is_token(value):  # a token input ({"token[]": []}) is made by CreateToken in both forms
+            operand_shapes.append(Shape.token_shape())
+            return ops.CreateToken(builder)
         operand_shapes.append(_param_shape(value))
         if operand_form == CONSTANTS and not isinstance(value, Shape):
             return ops.Constant(builder, value)

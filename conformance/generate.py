@@ -16,9 +16,11 @@ import numpy as np
 from backend import etypes
 from backend.errors import OpError
 from backend.etypes import PrimitiveType
+from backend.host_io import Token
 from backend.shape import Shape
 from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
+from specs.loader import parse_shape
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
 DEFAULT_COUNT = 48
@@ -32,7 +34,8 @@ def cases_for(spec: Any, seed: int = 0) -> list[Case]:
 
 def golden_cases(spec: Any) -> list[Case]:
     return [Case(id=f"{spec.name}/golden/{ex.name}", op=spec.name, kind=GOLDEN, inputs=dict(ex.inputs),
-                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined)
+                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined,
+                 infeed=ex.infeed, outfeed=ex.outfeed)
             for ex in spec.examples]
 
 
@@ -116,12 +119,13 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
             return None
         if a.kind == "operands":  # a variadic argument: a list of shapes
             per = t if isinstance(t, list) else [t] * len(shape_dims)
-            inputs[a.name] = [random_array(rng, ti, tuple(d), values_hint.get(a.name), specials)
+            inputs[a.name] = [_random_operand(rng, ti, tuple(d), values_hint.get(a.name), specials)
                               for ti, d in zip(per, shape_dims)]
-            label_shapes += [str(Shape.array_shape(ti, tuple(d))) for ti, d in zip(per, shape_dims)]
+            label_shapes += ["token[]" if ti == PrimitiveType.TOKEN else str(Shape.array_shape(ti, tuple(d)))
+                             for ti, d in zip(per, shape_dims)]
             continue
-        inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
-        label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+        inputs[a.name] = _random_operand(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
+        label_shapes.append("token[]" if t == PrimitiveType.TOKEN else str(Shape.array_shape(t, tuple(shape_dims))))
     return inputs, label_shapes
 
 
@@ -138,6 +142,10 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     if drawn is None:
         return None
     inputs, label_shapes = drawn
+    infeed_shapes = [parse_shape(s) for s in config.get("infeed") or []]
+    infeed = tuple(_random_value(rng, s, values_hint=spec.generator.get("values") or {}) for s in infeed_shapes)
+    if infeed_shapes:
+        label_shapes = [*label_shapes, "infeed:" + ";".join(str(s) for s in infeed_shapes)]
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"
@@ -150,11 +158,27 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
         # shapes and configs are spread over the element types, and an op accepts only some of the
         # combinations (tests/test_conformance.py checks that every config is valid for some type)
         return None
+    outfeed: list[Any] = []
     try:
-        expected = get_backend("reference").execute(comp, args)
+        expected = get_backend("reference").execute(comp, args, infeed=infeed, outfeed=outfeed)
     except Exception as e:  # the reference crashing on a valid program is a bug of ours: keep it visible
         return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
-                    generation_error=f"{type(e).__name__}: {e}")
+                    generation_error=f"{type(e).__name__}: {e}", infeed=infeed)
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
                 expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
-                else tuple(expected))
+                else tuple(expected), infeed=infeed, outfeed=tuple(outfeed) if outfeed else None)
+
+
+def _random_operand(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int, ...], hint: Any,
+                    specials: bool) -> Any:
+    """A random operand value; a config type ``token`` gives a token input (made by CreateToken)."""
+    if etype == PrimitiveType.TOKEN:
+        return Token()
+    return random_array(rng, etype, dims, hint, specials)
+
+
+def _random_value(rng: np.random.Generator, shape: Shape, values_hint: dict[str, Any]) -> Any:
+    """A random value of an infeed shape (an array, or a tuple of arrays)."""
+    if shape.is_tuple():
+        return tuple(_random_value(rng, s, values_hint) for s in shape.tuple_shapes())
+    return random_array(rng, shape.element_type(), shape.dimensions(), values_hint.get("infeed"), True)

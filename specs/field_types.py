@@ -101,7 +101,7 @@ NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "error
 ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default": ANY, "doc": STR,
                              "broadcast": BOOL, "constraint": STR}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
-                                 "implementation_defined": ANY}
+                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
 BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND}
 _MIN_MAX = MappingOf(NUMBER)
@@ -111,7 +111,7 @@ GENERATOR: dict[str, FieldType] = {
 }
 #: One generator config; a variadic argument's shapes are a list of dimension lists.
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(DIMS, ListOf(DIMS))), "attrs": MAPPING,
-                                "types": MappingOf(OneOf(STR, ListOf(STR)))}
+                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR)}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

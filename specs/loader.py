@@ -198,6 +198,11 @@ def _literal_value(node: Any) -> Any:
             raise ValueError("a tuple literal holds a list of literals")
         return tuple(parse_literal(v) for v in value)
     shape = parse_shape(str(key))
+    if shape.is_token():  # a token carries no data: {"token[]": []}
+        if value not in (None, []):
+            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
+        from backend.host_io import Token
+        return Token()
     if not shape.is_array():
         raise ValueError(f"literal shape must be an array shape, got {shape}")
     dtype = shape.numpy_dtype()
@@ -265,6 +270,9 @@ class Example:
     expected: Any
     doc: str = ""
     implementation_defined: str | None = None
+    #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -501,16 +509,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
+                                                          "infeed", "outfeed"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        feeds: dict[str, Any] = {}
+        for key in ("infeed", "outfeed"):
+            try:
+                feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
+            except ValueError as e:
+                raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
         examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined")))
+                                implementation_defined=m.get("implementation_defined"),
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
