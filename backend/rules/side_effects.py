@@ -147,5 +147,5 @@ def custom_call_with_aliasing(ctx: OpContext) -> Shape:
 @shape_rule("CustomCallWithComputation")
 def custom_call_with_computation(ctx: OpContext) -> Shape:
     result = _custom_call_common(ctx, "shape")
-    _check_aliasing(ctx, result, "C6")
+    _check_aliasing(ctx, result, "C5")
     return result
