@@ -30,6 +30,8 @@ def create_token(ctx: OpContext) -> Shape:
 
 @shape_rule("AfterAll")
 def after_all(ctx: OpContext) -> Shape:
+    if not ctx.shape("tokens"):  # XlaBuilder: "AfterAll requires at least one operand"
+        raise ctx.fail("C1", "tokens must be non-empty (CreateToken makes a token from none)", "tokens")
     for i, shape in enumerate(ctx.shape("tokens")):
         if not shape.is_token():
             raise ctx.fail("C1", f"tokens[{i}] must be a token, got {shape}", "tokens", index=i, shape=str(shape))
