@@ -16,8 +16,8 @@ import numpy as np
 from backend import etypes
 from backend.errors import OpError
 from backend.etypes import PrimitiveType
-from backend.host_io import Token
-from backend.shape import Shape
+from backend.host_io import Token, is_token
+from backend.shape import Shape, shape_from_pyval
 from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
 from specs.loader import parse_shape
@@ -103,7 +103,10 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
         for k, v in (config.get("types") or {}).items()}
     label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
+    form = spec.form_args({*(config.get("shapes") or {}), *(config.get("attrs") or {})})
     for a in spec.operand_args:
+        if a.name not in form:  # an argument of another of the op's forms
+            continue
         if config.get("shapes") is not None and a.name not in config["shapes"] and not a.required:
             continue  # an optional argument the config leaves out takes its default
         t = types_fixed.get(a.name)
@@ -112,6 +115,8 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
                 t = etype
             elif a.element is not None:
                 t = spec.element_types[a.element][0]
+            elif var is None and etype is not None:  # an op without type variables: the generator's types
+                t = etype
             else:
                 return None
         shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
@@ -119,14 +124,32 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
             return None
         if a.kind == "operands":  # a variadic argument: a list of shapes
             per = t if isinstance(t, list) else [t] * len(shape_dims)
-            inputs[a.name] = [_random_operand(rng, ti, tuple(d), values_hint.get(a.name), specials)
+            inputs[a.name] = [_random_value(rng, ti, d, values_hint.get(a.name), specials)
                               for ti, d in zip(per, shape_dims)]
-            label_shapes += ["token[]" if ti == PrimitiveType.TOKEN else str(Shape.array_shape(ti, tuple(d)))
-                             for ti, d in zip(per, shape_dims)]
+            label_shapes += [_label(v) for v in inputs[a.name]]
             continue
-        inputs[a.name] = _random_operand(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
-        label_shapes.append("token[]" if t == PrimitiveType.TOKEN else str(Shape.array_shape(t, tuple(shape_dims))))
+        inputs[a.name] = _random_value(rng, t, shape_dims, values_hint.get(a.name), specials)
+        label_shapes.append(_label(inputs[a.name]))
     return inputs, label_shapes
+
+
+def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hint: Any, specials: bool) -> Any:
+    """A random array of ``dims``, or a tuple value from ``{tuple: [...]}``: a dims list is a random array
+    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element."""
+    from specs.loader import parse_literal
+
+    if etype == PrimitiveType.TOKEN:  # a config type `token` gives a token input (made by CreateToken)
+        return Token()
+    if not isinstance(dims, dict):
+        return random_array(rng, etype, tuple(dims), hint, specials)
+    if set(dims) != {"tuple"} or not isinstance(dims["tuple"], list):
+        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {dims!r}")
+    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+                 for e in dims["tuple"])
+
+
+def _label(value: Any) -> str:
+    return "token[]" if is_token(value) else str(shape_from_pyval(value)).replace(" ", "")
 
 
 def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
@@ -143,7 +166,7 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
         return None
     inputs, label_shapes = drawn
     infeed_shapes = [parse_shape(s) for s in config.get("infeed") or []]
-    infeed = tuple(_random_value(rng, s, values_hint=spec.generator.get("values") or {}) for s in infeed_shapes)
+    infeed = tuple(_random_infeed_value(rng, s, spec.generator.get("values") or {}) for s in infeed_shapes)
     if infeed_shapes:
         label_shapes = [*label_shapes, "infeed:" + ";".join(str(s) for s in infeed_shapes)]
     label = ",".join(label_shapes) if label_shapes else "attrs"
@@ -169,16 +192,8 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
                 else tuple(expected), infeed=infeed, outfeed=tuple(outfeed) if outfeed else None)
 
 
-def _random_operand(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int, ...], hint: Any,
-                    specials: bool) -> Any:
-    """A random operand value; a config type ``token`` gives a token input (made by CreateToken)."""
-    if etype == PrimitiveType.TOKEN:
-        return Token()
-    return random_array(rng, etype, dims, hint, specials)
-
-
-def _random_value(rng: np.random.Generator, shape: Shape, values_hint: dict[str, Any]) -> Any:
+def _random_infeed_value(rng: np.random.Generator, shape: Shape, values_hint: dict[str, Any]) -> Any:
     """A random value of an infeed shape (an array, or a tuple of arrays)."""
     if shape.is_tuple():
-        return tuple(_random_value(rng, s, values_hint) for s in shape.tuple_shapes())
+        return tuple(_random_infeed_value(rng, s, values_hint) for s in shape.tuple_shapes())
     return random_array(rng, shape.element_type(), shape.dimensions(), values_hint.get("infeed"), True)
