@@ -262,9 +262,12 @@ def reproduction(case: Any, backend: str) -> str:
         names = []
         py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
         for v in values:
-            shape = _param_shape(v)
             var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
             names.append(var)
+            if is_token(v):
+                lines.append(f"{var} = ops.CreateToken(b)")
+                continue
+            shape = _param_shape(v)
             if getattr(case, "operand_form", PARAMETERS) == CONSTANTS and not isinstance(v, Shape):
                 lines.append(f"{var} = ops.Constant(b, {_array_literal(v)})")
                 continue
@@ -279,7 +282,14 @@ def reproduction(case: Any, backend: str) -> str:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
     lines.append(f"args = [{', '.join(arg_values)}]")
-    lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
+    if getattr(case, "infeed", ()) or getattr(case, "outfeed", None) is not None:
+        infeed = ", ".join(_array_literal(v) if not isinstance(v, tuple) else
+                           "(" + ", ".join(_array_literal(x) for x in v) + ",)" for v in case.infeed)
+        lines.append("outfeed = []")
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, infeed=[{infeed}], outfeed=outfeed))")
+        lines.append(f"print(outfeed)  # expected: {case.outfeed!r}")
+    else:
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
     lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
     return "\n".join(lines)
 
