@@ -10,6 +10,8 @@ from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
+    CustomCallApiVersion,
+    CustomCallSchedule,
     DotDimensionNumbers,
     GatherDimensionNumbers,
     PaddingConfig,
@@ -31,7 +33,7 @@ from backend.host_io import execute_with_io, register_custom_call_target, unregi
 from backend.shape import Layout, Shape, shape_from_pyval
 
 __all__ = [
-    "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
+    "Backend", "ComparisonDirection", "CustomCallApiVersion", "CustomCallSchedule", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
     "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
     "ExecutionError", "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
     "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",

@@ -8,6 +8,7 @@ A type ending in ``?`` also accepts ``None``.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,8 @@ from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
+    CustomCallApiVersion,
+    CustomCallSchedule,
     DotDimensionNumbers,
     GatherDimensionNumbers,
     PaddingConfig,
@@ -309,20 +312,17 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-CUSTOM_CALL_SCHEDULES = ("SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST")
-CUSTOM_CALL_API_VERSIONS = ("API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
-                            "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI")
-
-
-def _enum_name(names: tuple[str, ...], what: str) -> Callable[[Any], str]:
-    """A normalizer to the member name (xla_client's enum value, its name, or its number)."""
+def _enum_name(enum_type: type[enum.IntEnum]) -> Callable[[Any], str]:
+    """A normalizer to the member's name, from the enum member (xla_client's or ours: anything with that
+    ``.name``), its name, or its number."""
     def normalize(v: Any) -> str:
         name = getattr(v, "name", v)
-        if isinstance(name, str) and name in names:
+        if isinstance(name, str) and name in enum_type.__members__:
             return name
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= int(v) < len(names):
-            return names[int(v)]
-        raise ValueError(f"expected a {what} ({', '.join(names)}), got {_short_repr(v)}")
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in enum_type._value2member_map_:
+            return enum_type(int(v)).name
+        raise ValueError(f"expected a {enum_type.__name__} ({', '.join(f'{m.name}={m.value}' for m in enum_type)}), "
+                         f"got {_short_repr(v)}")
     return normalize
 
 
@@ -361,8 +361,8 @@ def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, 
 NORMALIZERS.update({
     "bytes": _bytes,
     "shape_list": _shape_list,
-    "custom_call_schedule": _enum_name(CUSTOM_CALL_SCHEDULES, "CustomCallSchedule"),
-    "custom_call_api_version": _enum_name(CUSTOM_CALL_API_VERSIONS, "CustomCallApiVersion"),
+    "custom_call_schedule": _enum_name(CustomCallSchedule),
+    "custom_call_api_version": _enum_name(CustomCallApiVersion),
     "output_operand_aliasing": _output_operand_aliasing,
 })
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import backend
 from backend import (
     ExecutionError,
     OpError,
@@ -253,13 +254,19 @@ def test_custom_call_xla_client_enums_and_numbers():
         name = "SCHEDULE_LATEST"
     b = XlaBuilder("enums")
     op = ops.CustomCall(b, "xla_semantics.identity", [ops.Constant(b, _f32(1, 2))], F32_2,
-                        schedule=CustomCallSchedule(), api_version=2)
+                        schedule=CustomCallSchedule(), api_version=3)
     inst = b._instructions[op.id]
     assert inst.attrs["schedule"] == "SCHEDULE_LATEST"
     assert inst.attrs["api_version"] == "API_VERSION_STATUS_RETURNING_UNIFIED"
-    with pytest.raises(OpError) as e:
-        ops.CustomCall(b, "t", [], F32_2, api_version=-1)
-    assert e.value.constraint == "C3"
+    op = ops.CustomCall(b, "xla_semantics.identity", [ops.Constant(b, _f32(1, 2))], F32_2,
+                        schedule=backend.CustomCallSchedule.SCHEDULE_EARLIEST,
+                        api_version=backend.CustomCallApiVersion.API_VERSION_TYPED_FFI)
+    assert b._instructions[op.id].attrs["schedule"] == "SCHEDULE_EARLIEST"
+    assert b._instructions[op.id].attrs["api_version"] == "API_VERSION_TYPED_FFI"
+    for bad in (0, -1, 5, "API_VERSION_UNSPECIFIED"):  # 0 is XLA's unspecified version
+        with pytest.raises(OpError) as e:
+            ops.CustomCall(b, "t", [], F32_2, api_version=bad)
+        assert e.value.constraint == "C3" and "API_VERSION_ORIGINAL=1" in str(e.value)
 
 
 def test_custom_call_layout_and_aliasing_errors():
