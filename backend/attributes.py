@@ -207,6 +207,12 @@ def _computation(v: Any) -> Any:
     return v
 
 
+def _computation_list(v: Any) -> tuple[Any, ...]:
+    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+        raise TypeError(f"expected a sequence of XlaComputations, got {type(v).__name__}")
+    return tuple(_computation(c) for c in v)
+
+
 def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
     """A DotDimensionNumbers, a mapping of its four fields, or ``((lc, rc), (lb, rb))``."""
     if isinstance(v, (DotDimensionNumbers, dict)) or hasattr(v, "lhs_contracting_dimensions"):
@@ -315,6 +321,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "fft_type": _fft_type,
     "result_accuracy": _result_accuracy,
     "computation": _computation,
+    "computation_list": _computation_list,
 }
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
 from backend.builder import XlaComputation
 from backend.errors import UnsupportedError
-from backend.interpreter import EvalContext, GraphWalker
+from backend.interpreter import EvalContext, GraphWalker, TailCall
 from backend.reference import EVALUATORS
 from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
 
@@ -27,7 +27,7 @@ class RuntimeSizedWalker(GraphWalker):
         value = self._evaluate(fn, ctx, operands)
         # NumPy gives scalars, not 0-d arrays, for some rank-0 results; the next op may assign into
         # its operand's copy (DynamicUpdateSlice of a rank-0 Max crashed; found by the fuzzer).
-        return value if isinstance(value, (tuple, list)) else np.asarray(value)
+        return value if isinstance(value, (tuple, list, TailCall)) else np.asarray(value)
 
     def _evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
         if ctx.shape.is_static() and all(s.is_static() for s in ctx.operand_shapes):

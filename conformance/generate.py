@@ -16,7 +16,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import OpError
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.shape import shape_from_pyval
 from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
 
@@ -100,7 +100,10 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
         for k, v in (config.get("types") or {}).items()}
     label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
+    form = spec.form_args({*(config.get("shapes") or {}), *(config.get("attrs") or {})})
     for a in spec.operand_args:
+        if a.name not in form:  # an argument of another of the op's forms
+            continue
         if config.get("shapes") is not None and a.name not in config["shapes"] and not a.required:
             continue  # an optional argument the config leaves out takes its default
         t = types_fixed.get(a.name)
@@ -109,6 +112,8 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
                 t = etype
             elif a.element is not None:
                 t = spec.element_types[a.element][0]
+            elif var is None and etype is not None:  # an op without type variables: the generator's types
+                t = etype
             else:
                 return None
         shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
@@ -116,13 +121,26 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
             return None
         if a.kind == "operands":  # a variadic argument: a list of shapes
             per = t if isinstance(t, list) else [t] * len(shape_dims)
-            inputs[a.name] = [random_array(rng, ti, tuple(d), values_hint.get(a.name), specials)
+            inputs[a.name] = [_random_value(rng, ti, d, values_hint.get(a.name), specials)
                               for ti, d in zip(per, shape_dims)]
-            label_shapes += [str(Shape.array_shape(ti, tuple(d))) for ti, d in zip(per, shape_dims)]
+            label_shapes += [str(shape_from_pyval(v)).replace(" ", "") for v in inputs[a.name]]
             continue
-        inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
-        label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+        inputs[a.name] = _random_value(rng, t, shape_dims, values_hint.get(a.name), specials)
+        label_shapes.append(str(shape_from_pyval(inputs[a.name])).replace(" ", ""))
     return inputs, label_shapes
+
+
+def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hint: Any, specials: bool) -> Any:
+    """A random array of ``dims``, or a tuple value from ``{tuple: [...]}``: a dims list is a random array
+    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element."""
+    from specs.loader import parse_literal
+
+    if not isinstance(dims, dict):
+        return random_array(rng, etype, tuple(dims), hint, specials)
+    if set(dims) != {"tuple"} or not isinstance(dims["tuple"], list):
+        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {dims!r}")
+    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+                 for e in dims["tuple"])
 
 
 def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],

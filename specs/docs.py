@@ -48,6 +48,9 @@ def render_op(spec: OpSpec) -> str:
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
+    if spec.forms:
+        lines += ["A call is told apart by its arguments (their number, names and kinds); the forms take:", ""]
+        lines += [f"- {form}: {', '.join(f'`{n}`' for n in names)}" for form, names in spec.forms.items()] + [""]
     lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
     for a in spec.args:
         typ = a.type or (f"array of `{a.element}{'_i' if a.per_operand else ''}`" if a.element else "")

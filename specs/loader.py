@@ -335,6 +335,9 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    #: Argument lists of the op's call forms (``{form: (arg, ...)}``), for ops with several signatures
+    #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
+    forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
@@ -347,6 +350,16 @@ class OpSpec:
     def operand_args(self) -> tuple[ArgSpec, ...]:
         return tuple(a for a in self.args if a.is_operand)
 
+    def form_args(self, names: Any) -> tuple[str, ...]:
+        """The arguments of the call form that takes all of ``names`` (all arguments for a one-form op)."""
+        if not self.forms:
+            return tuple(a.name for a in self.args)
+        names = set(names)
+        for form in self.forms.values():
+            if names <= set(form):
+                return form
+        raise KeyError(f"no call form of {self.name} takes all of {sorted(names)}")
+
     @property
     def takes_builder(self) -> bool:
         return any(a.kind == "builder" for a in self.args)
@@ -355,7 +368,7 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also", "call_forms")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
@@ -558,6 +571,13 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if dup:
         raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
 
+    forms = _parse_forms(ctx, top, {a.name for a in args})
+    for ex in [*(top["examples"] or []), *(top["errors"] or [])]:
+        keys = {*(ex.get("inputs") or {}), *(ex.get("attrs") or {})}
+        if forms and not any(keys <= set(f) for f in forms.values()):
+            raise ctx.fail("examples", f"the arguments {sorted(keys)} of '{ex.get('name', ex.get('violates'))}' "
+                           f"are not those of one call form ({', '.join(forms)})", ex)
+
     generator = top.get("generator") or {}
     ctx.mapping(generator, "generator", (), _GENERATOR_KEYS, types=field_types.GENERATOR)
     for i, config in enumerate(generator.get("configs") or []):
@@ -574,15 +594,36 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path,
+                  executable=bool(top.get("executable", True)), path=path, forms=forms,
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
 
 
+def _parse_forms(ctx: _Ctx, top: Any, arg_names: set[str]) -> dict[str, tuple[str, ...]]:
+    node = top.get("forms")
+    if node is None:
+        return {}
+    if not isinstance(node, dict) or len(node) < 2:
+        raise ctx.fail("forms", "expected a mapping of at least two form names to argument lists", top, "forms")
+    forms: dict[str, tuple[str, ...]] = {}
+    for form, names in node.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise ctx.fail(f"forms.{form}", "expected a non-empty list of argument names", node, form)
+        unknown = [n for n in names if n not in arg_names]
+        if unknown:
+            raise ctx.fail(f"forms.{form}", f"{unknown} are not arguments of this op", node, form)
+        forms[str(form)] = tuple(names)
+    unused = arg_names - {n for f in forms.values() for n in f}
+    if unused:
+        raise ctx.fail("forms", f"arguments {sorted(unused)} belong to no form", top, "forms")
+    return forms
+
+
 #: The keys of a sub-computation description in an example (built by conformance.build).
-COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns")
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns", "ops",
+                                "name")
 
 
 def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
@@ -594,11 +635,17 @@ def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -
                                m[section], key)
     for key, value in (m.get("attrs") or {}).items():
         a = by_name[key]
-        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
-            unknown = [k for k in value if k not in COMPUTATION_DESCRIPTION_KEYS]
-            if unknown or "op" not in value:
-                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' and takes only "
-                               f"{', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(value)}", m["attrs"], key)
+        if a.kind == "computation" or a.type == "computation":
+            descriptions = [value] if isinstance(value, dict) else []
+        elif a.type == "computation_list" and isinstance(value, list):
+            descriptions = [v for v in value if isinstance(v, dict)]
+        else:
+            continue
+        for desc in descriptions:
+            unknown = [k for k in desc if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or ("op" in desc) == ("ops" in desc):
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' or 'ops' and takes "
+                               f"only {', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(desc)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
