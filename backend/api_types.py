@@ -74,6 +74,15 @@ def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers
     return dot_dimension_numbers(dimension_numbers)
 
 
+class FftType(enum.IntEnum):
+    """The transform of an Fft, with xla_client's values."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
 class Precision(enum.Enum):
     DEFAULT = 0
     HIGH = 1

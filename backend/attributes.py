@@ -23,6 +23,7 @@ from backend.api_types import (
     CustomCallApiVersion,
     CustomCallSchedule,
     DotDimensionNumbers,
+    FftType,
     GatherDimensionNumbers,
     PaddingConfig,
     PaddingConfigDimension,
@@ -149,6 +150,19 @@ def _comparison_type(v: Any) -> ComparisonType:
     if isinstance(v, str) and v.upper() in ComparisonType.__members__:
         return ComparisonType[v.upper()]
     raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
+
+
+def _fft_type(v: Any) -> FftType:
+    """An FftType, any enum member with one of its names (xla_client's), its name, or its value 0-3."""
+    if isinstance(v, FftType):
+        return v
+    if isinstance(v, enum.Enum):
+        v = v.name
+    if isinstance(v, str) and v.upper() in FftType.__members__:
+        return FftType[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in FftType._value2member_map_:
+        return FftType(int(v))
+    raise ValueError(f"expected an FftType (FFT, IFFT, RFFT, IRFFT), got {_short_repr(v)}")
 
 
 def _accuracy_mode(v: Any) -> ResultAccuracyMode:
@@ -306,6 +320,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "literal": _literal,
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
+    "fft_type": _fft_type,
     "result_accuracy": _result_accuracy,
     "computation": _computation,
     "computation_list": _computation_list,
@@ -384,6 +399,8 @@ def render(value: Any) -> str:
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
+    if isinstance(value, FftType):
+        return value.name
     if isinstance(value, PrimitiveType):
         return etypes.short_name(value)
     if isinstance(value, tuple):

@@ -196,7 +196,8 @@ def _same(out: list[Any], ref: list[Any], spec: Any, comp: XlaComputation) -> bo
         o, r = np.asarray(o), np.asarray(r)
         if o.dtype != r.dtype or o.shape != r.shape:
             return False
-        if mismatch_mask(o, r, spec.tolerance.for_type(s.element_type()) if s.is_array() else None).any():
+        bound = spec.tolerance.for_type(s.element_type(), comp.root_instruction.attrs) if s.is_array() else None
+        if mismatch_mask(o, r, bound).any():
             return False
     return True
 

@@ -78,7 +78,7 @@ def _run(case: Case, backend: Any) -> Result:
         if out_arr.dtype != exp_arr.dtype or out_arr.shape != exp_arr.shape:
             return Result(case, FAILED, f"output {i}: got {out_arr.dtype}{list(out_arr.shape)}, expected "
                           f"{exp_arr.dtype}{list(exp_arr.shape)}")
-        bound = spec.tolerance.for_type(shape.element_type()) if shape.is_array() else None
+        bound = spec.tolerance.for_type(shape.element_type(), root.attrs) if shape.is_array() else None
         mask = mismatch_mask(out_arr, exp_arr, bound)
         if mask.any():
             detail = describe_mismatch(out_arr, exp_arr, mask)

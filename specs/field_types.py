@@ -103,7 +103,7 @@ ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default"
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
                                  "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
-BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND}
+BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
 _MIN_MAX = MappingOf(OneOf(NUMBER, BOOL))  # min, max; special_values: false
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
