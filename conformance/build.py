@@ -243,9 +243,14 @@ def _scan_body(sub: XlaBuilder, op: str, operand_shapes: list[Shape], kind: str)
     return sub.build(ops.Tuple(sub, (new if kind == "inclusive" else cs) + new))
 
 
+#: The head of every reproduction snippet (array literals print NaN and infinities as nan and inf).
+REPRODUCTION_IMPORTS = ("import numpy as np", "import ml_dtypes  # noqa: F401",
+                        "from numpy import inf, nan  # noqa: F401")
+
+
 def reproduction(case: Any, backend: str) -> str:
     """A self-contained Python snippet that rebuilds and runs the case."""
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+    lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "", f"b = XlaBuilder({case.op.lower()!r})"]
     call_args = []
     arg_values = []

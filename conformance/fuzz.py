@@ -36,7 +36,7 @@ from backend import etypes, ops
 from backend.builder import XlaBuilder, XlaComputation
 from backend.errors import OpError
 from backend.shape import Shape
-from conformance.build import _array_literal, add_op
+from conformance.build import REPRODUCTION_IMPORTS, _array_literal, add_op
 from conformance.cases import GENERATED, Case
 from conformance.compare import mismatch_mask
 from conformance.generate import STANDARD_SHAPES, candidate_types, draw_inputs, type_var
@@ -354,7 +354,7 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
 
 def program_reproduction(program: Program, backends: Sequence[str] = ("reference", "jax")) -> str:
     """A self-contained snippet that rebuilds ``program`` and prints each backend's result."""
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+    lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "from conformance.build import computation_from_description", "",
              "b = XlaBuilder('fuzz')"]
     values, n = [], 0
