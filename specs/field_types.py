@@ -101,9 +101,9 @@ NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "error
 ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default": ANY, "doc": STR,
                              "broadcast": BOOL, "constraint": STR}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
-                                 "implementation_defined": ANY}
+                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
-BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND}
+BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
 _MIN_MAX = MappingOf(OneOf(NUMBER, BOOL))  # min, max; special_values: false
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
@@ -114,7 +114,7 @@ GENERATOR: dict[str, FieldType] = {
 _CONFIG_SHAPE = OneOf(DIMS, FieldType("a {tuple: [...]} mapping", lambda v: isinstance(v, dict) and set(v) == {"tuple"}))
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(_CONFIG_SHAPE, ListOf(_CONFIG_SHAPE))),
                                 "attrs": MAPPING,
-                                "types": MappingOf(OneOf(STR, ListOf(STR)))}
+                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR)}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,11 @@ def _literal_value(node: Any) -> Any:
             raise ValueError("a tuple literal holds a list of literals")
         return tuple(parse_literal(v) for v in value)
     shape = parse_shape(str(key))
+    if shape.is_token():  # a token carries no data: {"token[]": []}
+        if value not in (None, []):
+            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
+        from backend.host_io import Token
+        return Token()
     if not shape.is_array():
         raise ValueError(f"literal shape must be an array shape, got {shape}")
     dtype = shape.numpy_dtype()
@@ -265,6 +271,9 @@ class Example:
     expected: Any
     doc: str = ""
     implementation_defined: str | None = None
+    #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -277,8 +286,20 @@ class ErrorExample:
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
+    """``|actual - expected| <= atol + rtol * |expected|``; with ``log2_scale`` naming an int-list attribute,
+    both bounds are multiplied by max(1, log2 N), N the product of that attribute of the instruction (the
+    rounding error of an FFT of length N grows as log2 N)."""
+
     rtol: float
     atol: float
+    log2_scale: str | None = None
+
+    def for_attrs(self, attrs: dict[str, Any] | None) -> Bound:
+        """The bound for an instruction with these attributes (itself when it does not scale)."""
+        if self.log2_scale is None or attrs is None:
+            return self
+        factor = max(1.0, math.log2(max(1, math.prod(attrs.get(self.log2_scale) or ()))))
+        return Bound(self.rtol * factor, self.atol * factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,7 +308,12 @@ class Tolerance:
 
     by_key: dict[str, Bound | None]
 
-    def for_type(self, etype: PrimitiveType) -> Bound | None:
+    def for_type(self, etype: PrimitiveType, attrs: dict[str, Any] | None = None) -> Bound | None:
+        """The bound for a result of ``etype`` (scaled for the instruction's ``attrs`` where the bound says so)."""
+        bound = self._unscaled(etype)
+        return bound.for_attrs(attrs) if bound is not None else None
+
+    def _unscaled(self, etype: PrimitiveType) -> Bound | None:
         name = etypes.short_name(etype)
         if name in self.by_key:
             return self.by_key[name]
@@ -354,12 +380,18 @@ _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "imp
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
-def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
+def _parse_tolerance(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...] = ()) -> Tolerance:
+    int_lists = {a.name for a in args if a.kind == "attribute" and (a.type or "").rstrip("?") == "int_list"}
+
     def bound(v: Any, where: str) -> Bound | None:
         if v == "exact":
             return None
-        m = ctx.mapping(v, where, (), ("rtol", "atol"), types=field_types.BOUND)
-        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
+        m = ctx.mapping(v, where, (), ("rtol", "atol", "log2_scale"), types=field_types.BOUND)
+        scale = m.get("log2_scale")
+        if scale is not None and scale not in int_lists:
+            raise ctx.fail(f"{where}.log2_scale", f"log2_scale names an int_list attribute of the op "
+                           f"({', '.join(sorted(int_lists)) or 'it has none'}), got {scale!r}", m, "log2_scale")
+        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)), scale)
 
     if node == "exact":
         return Tolerance({"default": None})
@@ -514,16 +546,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
+                                                          "infeed", "outfeed"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        feeds: dict[str, Any] = {}
+        for key in ("infeed", "outfeed"):
+            try:
+                feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
+            except ValueError as e:
+                raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
         examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined")))
+                                implementation_defined=m.get("implementation_defined"),
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
@@ -568,7 +608,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
-                  tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
+                  tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
                   executable=bool(top.get("executable", True)), path=path, forms=forms,
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
