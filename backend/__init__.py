@@ -12,13 +12,17 @@ from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
+    CustomCallApiVersion,
+    CustomCallSchedule,
     DotDimensionNumbers,
+    FftType,
     GatherDimensionNumbers,
     OpMetadata,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    RandomAlgorithm,
     ReplicaGroup,
     ResultAccuracy,
     ResultAccuracyMode,
@@ -32,15 +36,12 @@ from backend.backends import Backend, available_backends, get_backend, register_
 from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
 from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError, XlaRuntimeError
 from backend.etypes import PrimitiveType, dtype_to_etype, etype_to_dtype
+from backend.host_io import execute_with_io, register_custom_call_target, unregister_custom_call_target
 from backend.shape import Layout, Shape, shape_from_pyval
 from backend.xla_client_helpers import (
     CurrentSourceInfoMetadata,
-    CustomCallApiVersion,
-    CustomCallSchedule,
-    FftType,
     PaddingType,
     PrecisionConfig_Precision,
-    RandomAlgorithm,
     ResultAccuracy_Mode,
     TriangularSolveOptions_Transpose,
     window_padding_type_to_pad_values,
@@ -56,4 +57,5 @@ __all__ = [
     "XlaOp", "XlaRuntimeError", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend",
     "make_convolution_dimension_numbers", "make_dot_dimension_numbers", "make_padding_config",
     "make_replica_groups", "ops", "register_backend", "shape_from_pyval", "window_padding_type_to_pad_values",
+    "execute_with_io", "register_custom_call_target", "unregister_custom_call_target",
 ]

@@ -96,9 +96,11 @@ def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict
     ``progress[0]`` becomes 2 + the number of adapter inputs accepted before an adapter runs (the
     call got as far as the builder and those values)."""
     names = [a.name for a in form.args]
-    if len(args) > len(names):
-        raise OpError(op, "arg-type", f"takes at most {len(names)} arguments ({', '.join(names)}), got {len(args)}")
-    given = dict(zip(names, args))
+    positional = [a.name for a in form.args if not a.keyword_only]
+    if len(args) > len(positional):
+        raise OpError(op, "arg-type", f"takes at most {len(positional)} arguments ({', '.join(positional)}), got "
+                      f"{len(args)}")
+    given = dict(zip(positional, args))
     for key, value in kwargs.items():
         key = spec_arg_name(key)
         if key not in names:
@@ -111,12 +113,6 @@ def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict
     inputs: dict[str, Any] = {}
     for a in form.args:
         if a.name not in given:
-            if a.required:
-                raise OpError(op, "arg-type", f"missing required argument '{a.name}'", a.name)
-            if a.to is None and not a.builder:
-                inputs[a.name] = attributes.normalize(a.type, a.default)
-            elif a.to is not None:
-                bound[a.to] = a.default
             continue
         value = given[a.name]
         if a.builder:
@@ -128,12 +124,23 @@ def bind_form(op: str, form: Any, spec: Any, args: tuple[Any, ...], kwargs: dict
                 inputs[a.name] = attributes.normalize(a.type, value)
             except (TypeError, ValueError) as e:
                 raise OpError(op, "arg-type", str(e), a.name, {a.name: value}) from None
+        elif a.to in bound:
+            raise OpError(op, "arg-type", f"argument '{a.to}' given twice (as '{a.name}' too)", a.name)
         elif a.single:
             if not isinstance(value, XlaOp):
                 raise OpError(op, "arg-type", f"expected an XlaOp, got {type(value).__name__}", a.name)
             bound[a.to] = [value]
         else:
             bound[a.to] = value
+    for a in form.args:
+        if a.name in given or a.keyword_only or (a.to is not None and a.to in bound):
+            continue
+        if a.required:
+            raise OpError(op, "arg-type", f"missing required argument '{a.name}'", a.name)
+        if a.to is None and not a.builder:
+            inputs[a.name] = attributes.normalize(a.type, a.default)
+        elif a.to is not None:
+            bound[a.to] = a.default
     if form.adapter is not None:
         if progress is not None:
             progress[0] = 2 + len(inputs)

@@ -50,6 +50,8 @@ class EvalContext:
         self.arguments = arguments
         #: The static shapes of the operands, in instruction order (flat, not grouped).
         self.operand_shapes = tuple(operand_shapes)
+        #: The backend running the instruction (``reference``, ``jax``, ``pallas``...).
+        self.backend = walker.backend
         self._walker = walker
 
     def attr(self, name: str) -> Any:

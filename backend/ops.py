@@ -203,7 +203,7 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
             return build_op_in_forms(spec, forms, name, args, kwargs)
 
     first = spec.args if forms[0] is None else [spec.arg(n) for n in forms[0]] if isinstance(forms[0], tuple) \
-        else forms[0].args
+        else [a for a in forms[0].args if not a.keyword_only]
     params: list[inspect.Parameter] = []
     for a in reversed(first):  # an optional argument before a required one shows without its default
         keep_default = not a.required and all(p.default is not inspect.Parameter.empty for p in params)
@@ -218,7 +218,8 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
         op_function.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     op_function.call_forms = tuple(  # type: ignore[attr-defined]
         tuple((a.name, a.required) for a in (spec.args if f is None else [spec.arg(n) for n in f]
-                                             if isinstance(f, tuple) else f.args)) for f in forms)
+                                             if isinstance(f, tuple) else f.args) if not getattr(a, "keyword_only", False))
+        for f in forms)
     return op_function
 
 

@@ -1,4 +1,4 @@
-"""The enums and helper functions of the former ``xla_client`` module that are not ops.
+"""The enums and helper functions of the former ``xla_client`` module that are not ops or value types.
 
 Values and semantics as in XLA's ``xla_client.py`` and ``xla_data.proto``: ``PaddingType`` and
 :func:`window_padding_type_to_pad_values` (SAME splits the padding with the extra element on the
@@ -13,39 +13,21 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from backend.api_types import OpMetadata, Precision, ResultAccuracyMode
+from backend.api_types import (  # noqa: F401 (xla_client's enums, re-exported here with the others)
+    CustomCallApiVersion,
+    CustomCallSchedule,
+    FftType,
+    OpMetadata,
+    Precision,
+    RandomAlgorithm,
+    ResultAccuracyMode,
+)
 from backend.errors import OpError
 
 
 class PaddingType(enum.Enum):
     VALID = 1
     SAME = 2
-
-
-class FftType(enum.IntEnum):
-    FFT = 0
-    IFFT = 1
-    RFFT = 2
-    IRFFT = 3
-
-
-class RandomAlgorithm(enum.IntEnum):
-    RNG_DEFAULT = 0
-    RNG_THREE_FRY = 1
-    RNG_PHILOX = 2
-
-
-class CustomCallSchedule(enum.IntEnum):
-    SCHEDULE_NONE = 0
-    SCHEDULE_LATEST = 1
-    SCHEDULE_EARLIEST = 2
-
-
-class CustomCallApiVersion(enum.IntEnum):
-    API_VERSION_ORIGINAL = 1
-    API_VERSION_STATUS_RETURNING = 2
-    API_VERSION_STATUS_RETURNING_UNIFIED = 3
-    API_VERSION_TYPED_FFI = 4
 
 
 class TriangularSolveOptions_Transpose(enum.IntEnum):  # noqa: N801 (xla_client's name)

@@ -11,6 +11,7 @@ import numpy as np
 import specs
 from backend import ops
 from backend.builder import XlaBuilder, XlaComputation, XlaOp
+from backend.host_io import is_token
 from backend.shape import Shape, shape_from_pyval
 from conformance.cases import CONSTANTS, PARAMETERS
 
@@ -46,6 +47,9 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
     operand_shapes: list[Shape] = []
 
     def operand(value: Any, name: str) -> Any:
+        if is_token(value):  # a token input ({"token[]": []}) is made by CreateToken in both forms
+            operand_shapes.append(Shape.token_shape())
+            return ops.CreateToken(builder)
         operand_shapes.append(_param_shape(value))
         if operand_form == CONSTANTS and not isinstance(value, Shape):
             return ops.Constant(builder, value)
@@ -239,9 +243,14 @@ def _scan_body(sub: XlaBuilder, op: str, operand_shapes: list[Shape], kind: str)
     return sub.build(ops.Tuple(sub, (new if kind == "inclusive" else cs) + new))
 
 
+#: The head of every reproduction snippet (array literals print NaN and infinities as nan and inf).
+REPRODUCTION_IMPORTS = ("import numpy as np", "import ml_dtypes  # noqa: F401",
+                        "from numpy import inf, nan  # noqa: F401")
+
+
 def reproduction(case: Any, backend: str) -> str:
     """A self-contained Python snippet that rebuilds and runs the case."""
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+    lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "", f"b = XlaBuilder({case.op.lower()!r})"]
     call_args = []
     arg_values = []
@@ -258,9 +267,12 @@ def reproduction(case: Any, backend: str) -> str:
         names = []
         py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
         for v in values:
-            shape = _param_shape(v)
             var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
             names.append(var)
+            if is_token(v):
+                lines.append(f"{var} = ops.CreateToken(b)")
+                continue
+            shape = _param_shape(v)
             if getattr(case, "operand_form", PARAMETERS) == CONSTANTS and not isinstance(v, Shape):
                 lines.append(f"{var} = ops.Constant(b, {_array_literal(v)})")
                 continue
@@ -275,7 +287,14 @@ def reproduction(case: Any, backend: str) -> str:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
     lines.append(f"args = [{', '.join(arg_values)}]")
-    lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
+    if getattr(case, "infeed", ()) or getattr(case, "outfeed", None) is not None:
+        infeed = ", ".join(_array_literal(v) if not isinstance(v, tuple) else
+                           "(" + ", ".join(_array_literal(x) for x in v) + ",)" for v in case.infeed)
+        lines.append("outfeed = []")
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, infeed=[{infeed}], outfeed=outfeed))")
+        lines.append(f"print(outfeed)  # expected: {case.outfeed!r}")
+    else:
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
     lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
     return "\n".join(lines)
 

@@ -97,7 +97,10 @@ def render_op(spec: OpSpec) -> str:
         lines.append(f"| {er.violates} | {inputs} | {attrs} |")
     lines += ["", "## Tolerance", ""]
     for key, bound in spec.tolerance.by_key.items():
-        lines.append(f"- `{key}`: " + ("exact" if bound is None else f"rtol={bound.rtol:g}, atol={bound.atol:g}"))
+        text = "exact" if bound is None else f"rtol={bound.rtol:g}, atol={bound.atol:g}"
+        if bound is not None and bound.log2_scale:
+            text += f", each times max(1, log2 of the product of {bound.log2_scale})"
+        lines.append(f"- `{key}`: " + text)
     lines += ["", f"*Generated from `specs/ops/{spec.path.name}`.*", ""]
     return "\n".join(lines)
 

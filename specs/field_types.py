@@ -102,11 +102,12 @@ ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default"
                              "broadcast": BOOL, "constraint": STR}
 CALL_FORM: dict[str, FieldType] = {"name": STR, "adapter": STR, "args": OneOf(MAPPING, ListOf(STR)),
                                    "rename": MappingOf(STR), "doc": STR}
-FORM_ARG: dict[str, FieldType] = {"to": STR, "single": BOOL, "builder": BOOL, "type": STR, "default": ANY}
+FORM_ARG: dict[str, FieldType] = {"to": STR, "single": BOOL, "builder": BOOL, "type": STR, "default": ANY,
+                                  "keyword_only": BOOL}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
-                                 "implementation_defined": ANY}
+                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
-BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND}
+BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
 _MIN_MAX = MappingOf(OneOf(NUMBER, BOOL))  # min, max; special_values: false
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
@@ -117,7 +118,7 @@ GENERATOR: dict[str, FieldType] = {
 _CONFIG_SHAPE = OneOf(DIMS, FieldType("a {tuple: [...]} mapping", lambda v: isinstance(v, dict) and set(v) == {"tuple"}))
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(_CONFIG_SHAPE, ListOf(_CONFIG_SHAPE))),
                                 "attrs": MAPPING,
-                                "types": MappingOf(OneOf(STR, ListOf(STR)))}
+                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR)}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

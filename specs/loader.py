@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
 FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
-            "reduction", "linear_algebra", "control_flow", "collective", "internal")
+            "reduction", "linear_algebra", "control_flow", "collective", "random", "internal")
 
 
 class _Missing:
@@ -202,6 +203,11 @@ def _literal_value(node: Any) -> Any:
             raise ValueError("a tuple literal holds a list of literals")
         return tuple(parse_literal(v) for v in value)
     shape = parse_shape(str(key))
+    if shape.is_token():  # a token carries no data: {"token[]": []}
+        if value not in (None, []):
+            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
+        from backend.host_io import Token
+        return Token()
     if not shape.is_array():
         raise ValueError(f"literal shape must be an array shape, got {shape}")
     dtype = shape.numpy_dtype()
@@ -263,10 +269,11 @@ class FormArg:
     builder: bool = False
     type: str | None = None
     default: Any = _MISSING
+    keyword_only: bool = False     # another keyword for a spec argument the form also takes positionally
 
     @property
     def required(self) -> bool:
-        return self.default is _MISSING
+        return self.default is _MISSING and not self.keyword_only
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,6 +300,9 @@ class Example:
     expected: Any
     doc: str = ""
     implementation_defined: str | None = None
+    #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,8 +315,20 @@ class ErrorExample:
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
+    """``|actual - expected| <= atol + rtol * |expected|``; with ``log2_scale`` naming an int-list attribute,
+    both bounds are multiplied by max(1, log2 N), N the product of that attribute of the instruction (the
+    rounding error of an FFT of length N grows as log2 N)."""
+
     rtol: float
     atol: float
+    log2_scale: str | None = None
+
+    def for_attrs(self, attrs: dict[str, Any] | None) -> Bound:
+        """The bound for an instruction with these attributes (itself when it does not scale)."""
+        if self.log2_scale is None or attrs is None:
+            return self
+        factor = max(1.0, math.log2(max(1, math.prod(attrs.get(self.log2_scale) or ()))))
+        return Bound(self.rtol * factor, self.atol * factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,7 +337,12 @@ class Tolerance:
 
     by_key: dict[str, Bound | None]
 
-    def for_type(self, etype: PrimitiveType) -> Bound | None:
+    def for_type(self, etype: PrimitiveType, attrs: dict[str, Any] | None = None) -> Bound | None:
+        """The bound for a result of ``etype`` (scaled for the instruction's ``attrs`` where the bound says so)."""
+        bound = self._unscaled(etype)
+        return bound.for_attrs(attrs) if bound is not None else None
+
+    def _unscaled(self, etype: PrimitiveType) -> Bound | None:
         name = etypes.short_name(etype)
         if name in self.by_key:
             return self.by_key[name]
@@ -382,12 +409,18 @@ _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "imp
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
-def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
+def _parse_tolerance(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...] = ()) -> Tolerance:
+    int_lists = {a.name for a in args if a.kind == "attribute" and (a.type or "").rstrip("?") == "int_list"}
+
     def bound(v: Any, where: str) -> Bound | None:
         if v == "exact":
             return None
-        m = ctx.mapping(v, where, (), ("rtol", "atol"), types=field_types.BOUND)
-        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
+        m = ctx.mapping(v, where, (), ("rtol", "atol", "log2_scale"), types=field_types.BOUND)
+        scale = m.get("log2_scale")
+        if scale is not None and scale not in int_lists:
+            raise ctx.fail(f"{where}.log2_scale", f"log2_scale names an int_list attribute of the op "
+                           f"({', '.join(sorted(int_lists)) or 'it has none'}), got {scale!r}", m, "log2_scale")
+        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)), scale)
 
     if node == "exact":
         return Tolerance({"default": None})
@@ -436,7 +469,7 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
 
 
 _FORM_KEYS = ("name", "adapter", "rename", "doc")
-_FORM_ARG_KEYS = ("to", "single", "builder", "type", "default")
+_FORM_ARG_KEYS = ("to", "single", "builder", "type", "default", "keyword_only")
 
 
 def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
@@ -468,7 +501,7 @@ def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) 
             if not isinstance(arg_name, str) or not arg_name.isidentifier():
                 raise ctx.fail(aw, f"argument names are Python identifiers, got {arg_name!r}", m["args"], arg_name)
             form_arg = _form_arg(ctx, aw, arg_name, d, adapter, by_name)
-            if form_arg.to is not None:
+            if form_arg.to is not None and not form_arg.keyword_only:
                 if form_arg.to in targets:
                     raise ctx.fail(aw, f"spec argument '{form_arg.to}' is given by two arguments of the form", d)
                 targets.add(form_arg.to)
@@ -487,9 +520,9 @@ def _compact_form_args(ctx: _Ctx, where: str, m: _Map, by_name: dict[str, ArgSpe
     ``builder`` the op has no argument for is an extra XlaBuilder, a renamed name gives its target."""
     rename = m.get("rename") or {}
     for new, old in rename.items():
-        if new not in m["args"] or old not in by_name:
-            raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the name must be in args and the "
-                           "target an argument of the spec", rename, new)
+        if old not in by_name or (new in by_name and new not in m["args"]):
+            raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the target must be an argument of the "
+                           "spec (and a name of one only renamed when it is in args)", rename, new)
     out = _Map()
     for k, name in enumerate(m["args"]):
         if not isinstance(name, str) or name in out:
@@ -498,6 +531,9 @@ def _compact_form_args(ctx: _Ctx, where: str, m: _Map, by_name: dict[str, ArgSpe
             out[name] = _Map(builder=True)
         else:
             out[name] = _Map(to=rename[name]) if name in rename else _Map()
+    for new, old in rename.items():  # a renamed name not in args is another keyword for its target
+        if new not in out:
+            out[new] = _Map(to=old, keyword_only=True)
     return out
 
 
@@ -520,6 +556,11 @@ def _form_arg(ctx: _Ctx, where: str, name: str, d: _Map, adapter: str | None, by
                        f"{spec_arg.kind}", d, "single")
     if "default" in d and spec_arg.kind == "attribute":
         _check_attribute_type(ctx, _Map(type=spec_arg.type, default=d["default"]), where)
+    if d.get("keyword_only"):
+        if "default" in d or d.get("single"):
+            raise ctx.fail(where, "a 'keyword_only' argument is another keyword for its target: no 'default' or "
+                           "'single'", d)
+        return FormArg(name, target, keyword_only=True)
     return FormArg(name, target, single=bool(d.get("single", False)), default=d.get("default", spec_arg.default))
 
 
@@ -604,16 +645,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
+                                                          "infeed", "outfeed"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        feeds: dict[str, Any] = {}
+        for key in ("infeed", "outfeed"):
+            try:
+                feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
+            except ValueError as e:
+                raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
         examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined")))
+                                implementation_defined=m.get("implementation_defined"),
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
@@ -658,7 +707,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
-                  tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
+                  tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
                   executable=bool(top.get("executable", True)), path=path, forms=forms,
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args))

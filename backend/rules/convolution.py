@@ -22,6 +22,7 @@ from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
 from backend.rules.linear_algebra import check_preferred_element_type
 from backend.shape import Shape
+from backend.xla_client_helpers import window_padding_type_to_pad_values
 
 PADDING_TYPES = ("SAME", "VALID")
 CONV_OPS = ("Conv", "ConvWithGeneralPadding", "ConvWithGeneralDimensions", "ConvGeneral", "ConvGeneralDilated")
@@ -41,27 +42,6 @@ class ConvArguments:
     precision_config: PrecisionConfig | None
     preferred_element_type: PrimitiveType | None
     window_reversal: tuple[bool, ...]
-
-
-def window_padding_type_to_pad_values(padding_type: str, lhs_dims: Sequence[int], rhs_dims: Sequence[int],
-                                      window_strides: Sequence[int]) -> list[tuple[int, int]]:
-    """(low, high) padding pairs for ``"SAME"`` or ``"VALID"`` (as xla_client's helper).
-
-    ``lhs_dims`` and ``rhs_dims`` are the spatial sizes of input and window. VALID pads nothing;
-    SAME pads so that each output size is ceil(input / stride), the odd element on the high side.
-    """
-    if not isinstance(padding_type, str):
-        raise TypeError(f"padding_type must be a str, got {type(padding_type).__name__}")
-    kind = padding_type.upper()
-    if kind not in PADDING_TYPES:
-        raise ValueError(f'Unknown padding type string: expected "VALID" or "SAME", got {padding_type!r}')
-    if kind == "VALID":
-        return [(0, 0)] * len(window_strides)
-    pads = []
-    for size, window, stride in zip(lhs_dims, rhs_dims, window_strides):
-        total = max((-(-size // stride) - 1) * stride + window - size, 0)
-        pads.append((total // 2, total - total // 2))
-    return pads
 
 
 def dimension_numbers_of(attrs: dict[str, Any], rank: int) -> ConvolutionDimensionNumbers:
