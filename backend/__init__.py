@@ -19,6 +19,7 @@ from backend.api_types import (
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
     make_padding_config,
@@ -34,5 +35,5 @@ __all__ = [
     "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
     "ExecutionError", "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
     "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",
-    "register_backend", "shape_from_pyval",
+    "register_backend", "shape_from_pyval", "TriangularSolveOptions_Transpose",
 ]

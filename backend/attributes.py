@@ -28,6 +28,7 @@ from backend.api_types import (
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
@@ -146,6 +147,15 @@ def _comparison_type(v: Any) -> ComparisonType:
     if isinstance(v, str) and v.upper() in ComparisonType.__members__:
         return ComparisonType[v.upper()]
     raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
+
+
+def _transpose(v: Any) -> TriangularSolveOptions_Transpose:
+    valid = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
+    if isinstance(v, TriangularSolveOptions_Transpose) and v.name in valid:
+        return v
+    if isinstance(v, str) and v.upper() in valid:
+        return TriangularSolveOptions_Transpose[v.upper()]
+    raise ValueError(f"expected a TriangularSolveOptions_Transpose ({', '.join(valid)}), got {_short_repr(v)}")
 
 
 def _accuracy_mode(v: Any) -> ResultAccuracyMode:
@@ -297,6 +307,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "literal": _literal,
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
+    "transpose": _transpose,
     "result_accuracy": _result_accuracy,
     "computation": _computation,
 }
@@ -319,6 +330,8 @@ def render(value: Any) -> str:
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
+    if isinstance(value, TriangularSolveOptions_Transpose):
+        return value.name
     if isinstance(value, PrimitiveType):
         return etypes.short_name(value)
     if isinstance(value, tuple):
