@@ -20,7 +20,6 @@ import numpy as np
 
 from backend.api_types import TriangularSolveOptions_Transpose
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Identity, any_value
 from backend.reference.elementwise import widen
 
 Transpose = TriangularSolveOptions_Transpose
@@ -119,12 +118,11 @@ def other_triangle(shape: tuple[int, ...], lower: bool) -> np.ndarray:
 
 
 @implementation_defined("Cholesky")
-def cholesky_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
+def cholesky_outcomes(ctx: Any, a: np.ndarray) -> dict[str, np.ndarray]:
     lower = ctx.attr("lower")
     _, ok = cholesky_factor(a, lower)
-    not_pd = np.broadcast_to(~ok[..., None, None], a.shape)
-    return {"other_triangle": Allowed(other_triangle(a.shape, lower), {"any": any_value}),
-            "not_positive_definite": Allowed(not_pd, {"any": any_value})}
+    return {"other_triangle": other_triangle(a.shape, lower),
+            "not_positive_definite": np.broadcast_to(~ok[..., None, None], a.shape)}
 
 
 # --- TriangularSolve --------------------------------------------------------------------------
@@ -205,12 +203,6 @@ def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
     return holds
 
 
-@implementation_defined("QR")
-def qr_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
-    q_shape, r_shape = ctx.shape.tuple_shapes()
-    everywhere = (np.ones(q_shape.dimensions(), bool), np.ones(r_shape.dimensions(), bool))
-    return {"factors": Allowed(everywhere, {"identity": Identity(qr_holds(operand))})}
-
 
 # --- Eigh ---------------------------------------------------------------------------------------
 
@@ -242,13 +234,6 @@ def eigh_holds(a: np.ndarray, lower: bool, sort: bool) -> Callable[[Sequence[np.
     return holds
 
 
-@implementation_defined("Eigh")
-def eigh_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
-    v_shape, w_shape = ctx.shape.tuple_shapes()
-    everywhere = (np.ones(v_shape.dimensions(), bool), np.ones(w_shape.dimensions(), bool))
-    holds = eigh_holds(a, ctx.attr("lower"), ctx.attr("sort_eigenvalues"))
-    return {"factors": Allowed(everywhere, {"identity": Identity(holds)})}
-
 
 # --- SVD ----------------------------------------------------------------------------------------
 
@@ -279,11 +264,6 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
         return _per_matrix(ok, outputs, (True, False, True))
     return holds
 
-
-@implementation_defined("SVD")
-def svd_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
-    everywhere = tuple(np.ones(s.dimensions(), bool) for s in ctx.shape.tuple_shapes())
-    return {"factors": Allowed(everywhere, {"identity": Identity(svd_holds(a))})}
 
 
 # --- LU -----------------------------------------------------------------------------------------
@@ -360,9 +340,3 @@ def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
             ok &= np.all(np.abs(np.tril(packed[..., :, :min(m, n)], -1)) <= 1 + bound, axis=(-2, -1))
         return _per_matrix(ok.reshape(batch), outputs, (True, False, False))
     return holds
-
-
-@implementation_defined("LU")
-def lu_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
-    everywhere = tuple(np.ones(s.dimensions(), bool) for s in ctx.shape.tuple_shapes())
-    return {"pivoting": Allowed(everywhere, {"identity": Identity(lu_holds(operand))})}
