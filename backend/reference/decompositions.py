@@ -270,7 +270,8 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
 
 def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gaussian elimination with partial pivoting (LAPACK getrf's choices: the first row of largest
-    magnitude in the column; a zero column is left as it is): (lu, pivots, permutation)."""
+    magnitude in the column, a complex number's magnitude being |re| + |im| as in LAPACK's i?amax;
+    a zero column is left as it is): (lu, pivots, permutation)."""
     lu = widen(a).copy()
     *batch, m, n = lu.shape
     k = min(m, n)
@@ -280,7 +281,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for idx in np.ndindex(*batch):
             x, p = lu[idx], perm[idx]
             for j in range(k):
-                mags = np.abs(x[j:, j])
+                mags = np.abs(x[j:, j].real) + np.abs(x[j:, j].imag)
                 r = j + int(np.argmax(np.where(np.isnan(mags), np.inf, mags)))
                 pivots[idx + (j,)] = r
                 if r != j:
@@ -318,7 +319,8 @@ def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
 
 def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
     """P A = L U with P the permutation both ``pivots`` (as swaps) and ``permutation`` describe, L
-    unit lower triangular with |L| <= 1 (partial pivoting), U upper triangular; backward error
+    unit lower triangular with |L| <= 1 (partial pivoting; sqrt 2 for complex, where the magnitude
+    compared may be |re| + |im| as LAPACK's or the modulus), U upper triangular; backward error
     bounded by the bound times ||L|| ||U|| (the growth of elimination, Higham Thm 9.3)."""
     m, n = a.shape[-2], a.shape[-1]
     wide = widen(a)
@@ -337,6 +339,7 @@ def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
         scale = _frobenius(low) * _frobenius(up) + _frobenius(wide)
         ok &= _batch_ok(low @ up - rows, scale, bound)
         with np.errstate(invalid="ignore"):
-            ok &= np.all(np.abs(np.tril(packed[..., :, :min(m, n)], -1)) <= 1 + bound, axis=(-2, -1))
+            limit = np.sqrt(2) if np.iscomplexobj(a) else 1.0
+            ok &= np.all(np.abs(np.tril(packed[..., :, :min(m, n)], -1)) <= limit + bound, axis=(-2, -1))
         return _per_matrix(ok.reshape(batch), outputs, (True, False, False))
     return holds

@@ -67,7 +67,7 @@ def qr(ctx: OpContext) -> Shape:
 @shape_rule("Eigh")
 def eigh(ctx: OpContext) -> Shape:
     a = matrix_batch(ctx, "a", "C2", "C3")
-    _check_iterations(ctx)
+    _check_iterations(ctx, "C4", "C5")
     *batch, n, _ = a.dimensions()
     et = a.element_type()
     return Shape.tuple_shape([_array(et, [*batch, n, n]), _array(real_type(et), [*batch, n])])
@@ -76,7 +76,7 @@ def eigh(ctx: OpContext) -> Shape:
 @shape_rule("SVD")
 def svd(ctx: OpContext) -> Shape:
     a = matrix_batch(ctx, "a", "C2", None)
-    _check_iterations(ctx)
+    _check_iterations(ctx, "C3", "C4")
     *batch, m, n = a.dimensions()
     et = a.element_type()
     return Shape.tuple_shape([_array(et, [*batch, m, m]), _array(real_type(et), [*batch, min(m, n)]),
@@ -91,10 +91,11 @@ def lu(ctx: OpContext) -> Shape:
                               _array(PrimitiveType.S32, [*batch, m])])
 
 
-def _check_iterations(ctx: OpContext) -> None:
+def _check_iterations(ctx: OpContext, max_iter_constraint: str, epsilon_constraint: str) -> None:
+    """Eigh's and SVD's Jacobi parameters: max_iter >= 1, epsilon finite and > 0."""
     if ctx.attr("max_iter") < 1:
-        raise ctx.fail("C4", f"max_iter must be >= 1, got {ctx.attr('max_iter')}", "max_iter",
+        raise ctx.fail(max_iter_constraint, f"max_iter must be >= 1, got {ctx.attr('max_iter')}", "max_iter",
                        max_iter=ctx.attr("max_iter"))
     eps = ctx.attr("epsilon")
     if not eps > 0 or eps != eps or eps == float("inf"):
-        raise ctx.fail("C5", f"epsilon must be a finite number > 0, got {eps}", "epsilon", epsilon=eps)
+        raise ctx.fail(epsilon_constraint, f"epsilon must be a finite number > 0, got {eps}", "epsilon", epsilon=eps)
