@@ -83,6 +83,15 @@ def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers
     return dot_dimension_numbers(dimension_numbers)
 
 
+class FftType(enum.IntEnum):
+    """The transform of an Fft, with xla_client's values."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
 class Precision(enum.Enum):
     DEFAULT = 0
     HIGH = 1
@@ -197,3 +206,18 @@ def make_padding_config(padding_config: object) -> PaddingConfig:
     """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it."""
     from backend.attributes import padding_config as normalize_padding_config
     return normalize_padding_config(padding_config)
+
+
+class CustomCallSchedule(enum.IntEnum):
+    """xla_client's CustomCallSchedule (a CustomCall's ``schedule``)."""
+    SCHEDULE_NONE = 0
+    SCHEDULE_LATEST = 1
+    SCHEDULE_EARLIEST = 2
+
+
+class CustomCallApiVersion(enum.IntEnum):
+    """xla_client's CustomCallApiVersion (a CustomCall's ``api_version``; 0 is XLA's unspecified)."""
+    API_VERSION_ORIGINAL = 1
+    API_VERSION_STATUS_RETURNING = 2
+    API_VERSION_STATUS_RETURNING_UNIFIED = 3
+    API_VERSION_TYPED_FFI = 4

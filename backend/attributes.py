@@ -8,6 +8,7 @@ A type ending in ``?`` also accepts ``None``.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,10 @@ from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
+    CustomCallApiVersion,
+    CustomCallSchedule,
     DotDimensionNumbers,
+    FftType,
     GatherDimensionNumbers,
     PaddingConfig,
     PaddingConfigDimension,
@@ -150,12 +154,29 @@ def _comparison_type(v: Any) -> ComparisonType:
 
 
 def _transpose(v: Any) -> TriangularSolveOptions_Transpose:
+    """NO_TRANSPOSE, TRANSPOSE or ADJOINT: a member of any enum with those names (xla_client's), a name,
+    or its value 1-3 (TRANSPOSE_INVALID, 0, is refused)."""
     valid = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
-    if isinstance(v, TriangularSolveOptions_Transpose) and v.name in valid:
-        return v
+    if isinstance(v, enum.Enum):
+        v = v.name
     if isinstance(v, str) and v.upper() in valid:
         return TriangularSolveOptions_Transpose[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in (1, 2, 3):
+        return TriangularSolveOptions_Transpose(int(v))
     raise ValueError(f"expected a TriangularSolveOptions_Transpose ({', '.join(valid)}), got {_short_repr(v)}")
+
+
+def _fft_type(v: Any) -> FftType:
+    """An FftType, any enum member with one of its names (xla_client's), its name, or its value 0-3."""
+    if isinstance(v, FftType):
+        return v
+    if isinstance(v, enum.Enum):
+        v = v.name
+    if isinstance(v, str) and v.upper() in FftType.__members__:
+        return FftType[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in FftType._value2member_map_:
+        return FftType(int(v))
+    raise ValueError(f"expected an FftType (FFT, IFFT, RFFT, IRFFT), got {_short_repr(v)}")
 
 
 def _accuracy_mode(v: Any) -> ResultAccuracyMode:
@@ -200,6 +221,12 @@ def _computation(v: Any) -> Any:
     if not isinstance(v, XlaComputation):
         raise TypeError(f"expected an XlaComputation (from XlaBuilder.build()), got {type(v).__name__}")
     return v
+
+
+def _computation_list(v: Any) -> tuple[Any, ...]:
+    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+        raise TypeError(f"expected a sequence of XlaComputations, got {type(v).__name__}")
+    return tuple(_computation(c) for c in v)
 
 
 def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
@@ -308,9 +335,66 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
     "transpose": _transpose,
+    "fft_type": _fft_type,
     "result_accuracy": _result_accuracy,
     "computation": _computation,
+    "computation_list": _computation_list,
 }
+
+
+def _enum_name(enum_type: type[enum.IntEnum]) -> Callable[[Any], str]:
+    """A normalizer to the member's name, from the enum member (xla_client's or ours: anything with that
+    ``.name``), its name, or its number."""
+    def normalize(v: Any) -> str:
+        name = getattr(v, "name", v)
+        if isinstance(name, str) and name in enum_type.__members__:
+            return name
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in enum_type._value2member_map_:
+            return enum_type(int(v)).name
+        raise ValueError(f"expected a {enum_type.__name__} ({', '.join(f'{m.name}={m.value}' for m in enum_type)}), "
+                         f"got {_short_repr(v)}")
+    return normalize
+
+
+def _bytes(v: Any) -> bytes:
+    if isinstance(v, str):
+        return v.encode()
+    if not isinstance(v, (bytes, bytearray)):
+        raise TypeError(f"expected bytes or a string, got {_short_repr(v)}")
+    return bytes(v)
+
+
+def _shape_list(v: Any) -> tuple[Shape, ...]:
+    return tuple(_shape(s) for s in _seq(v))
+
+
+def _shape_index(v: Any) -> tuple[int, ...]:
+    index = _int_list(v)
+    if any(i < 0 for i in index):
+        raise ValueError(f"a shape index has no negative entries, got {list(index)}")
+    return index
+
+
+def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, tuple[int, ...]]], ...]:
+    """``[(output_shape_index, (operand_index, operand_shape_index)), ...]``."""
+    out = []
+    for entry in _seq(v):
+        pair = _seq(entry)
+        if len(pair) != 2 or len(_seq(pair[1])) != 2:
+            raise ValueError(f"each aliasing entry is (output_shape_index, (operand_index, operand_shape_index)), "
+                             f"got {_short_repr(entry)}")
+        operand_index, operand_shape_index = _seq(pair[1])
+        out.append((_shape_index(pair[0]), (_int(operand_index), _shape_index(operand_shape_index))))
+    return tuple(out)
+
+
+NORMALIZERS.update({
+    "bytes": _bytes,
+    "shape_list": _shape_list,
+    "custom_call_schedule": _enum_name(CustomCallSchedule),
+    "custom_call_api_version": _enum_name(CustomCallApiVersion),
+    "output_operand_aliasing": _output_operand_aliasing,
+})
 
 
 def normalize(type_name: str, value: Any) -> Any:
@@ -330,7 +414,7 @@ def render(value: Any) -> str:
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
-    if isinstance(value, TriangularSolveOptions_Transpose):
+    if isinstance(value, (TriangularSolveOptions_Transpose, FftType)):
         return value.name
     if isinstance(value, PrimitiveType):
         return etypes.short_name(value)

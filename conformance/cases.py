@@ -20,7 +20,9 @@ class Case:
     for error cases, which expect ``violates``); ``implementation_defined`` names the spec's
     implementation-defined behaviour a golden example exercises; ``generation_error`` records a
     reference crash while computing ``expected`` (a bug of ours: the case fails on every backend);
-    ``operand_form`` says whether the operands are Parameters or Constants.
+    ``operand_form`` says whether the operands are Parameters or Constants; ``infeed`` holds the
+    values the program's Infeed ops read and ``outfeed`` the values its Outfeed ops must write
+    (None: the case does not check the outfeed).
     """
 
     id: str
@@ -33,6 +35,8 @@ class Case:
     implementation_defined: str | None = None
     generation_error: str | None = None
     operand_form: str = PARAMETERS
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 def in_both_operand_forms(case: Case) -> list[Case]:

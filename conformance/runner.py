@@ -62,10 +62,15 @@ def _run(case: Case, backend: Any) -> Result:
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
     expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
-    outcome = _execute(case, backend, comp, args, len(expected))
+    outfeed: list[Any] = []
+    outcome = _execute(case, backend, comp, args, len(expected), outfeed)
     if isinstance(outcome, Result):
         return outcome
     outputs = outcome
+    if case.outfeed is not None:
+        problem = _outfeed_mismatch(outfeed, case.outfeed)
+        if problem:
+            return Result(case, FAILED, problem)
     root = comp.root_instruction
     result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
@@ -73,7 +78,7 @@ def _run(case: Case, backend: Any) -> Result:
         if out_arr.dtype != exp_arr.dtype or out_arr.shape != exp_arr.shape:
             return Result(case, FAILED, f"output {i}: got {out_arr.dtype}{list(out_arr.shape)}, expected "
                           f"{exp_arr.dtype}{list(exp_arr.shape)}")
-        bound = spec.tolerance.for_type(shape.element_type()) if shape.is_array() else None
+        bound = spec.tolerance.for_type(shape.element_type(), root.attrs) if shape.is_array() else None
         mask = mismatch_mask(out_arr, exp_arr, bound)
         if mask.any():
             detail = describe_mismatch(out_arr, exp_arr, mask)
@@ -85,8 +90,25 @@ def _run(case: Case, backend: Any) -> Result:
     return Result(case, PASSED)
 
 
-def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: int) -> Result | list[np.ndarray]:
-    """The backend's outputs, or the result recording why there are none.
+def _outfeed_mismatch(got: list[Any], expected: tuple[Any, ...]) -> str | None:
+    """How the outfeed values differ from the expected ones (exactly: Outfeed copies values), or None."""
+    flat_got = [np.asarray(x) for v in got for x in (v if isinstance(v, tuple) else (v,))]
+    flat_exp = [np.asarray(x) for v in expected for x in (v if isinstance(v, tuple) else (v,))]
+    if len(got) != len(expected) or len(flat_got) != len(flat_exp):
+        return f"outfeed: got {len(got)} values, expected {len(expected)}"
+    for i, (g, e) in enumerate(zip(flat_got, flat_exp)):
+        if g.dtype != e.dtype or g.shape != e.shape:
+            return f"outfeed value {i}: got {g.dtype}{list(g.shape)}, expected {e.dtype}{list(e.shape)}"
+        mask = mismatch_mask(g, e, None)
+        if mask.any():
+            return f"outfeed value {i} differs: {describe_mismatch(g, e, mask)}"
+    return None
+
+
+def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: int,
+             outfeed: list[Any] | None = None) -> Result | list[np.ndarray]:
+    """The backend's outputs, or the result recording why there are none (a case with infeed values
+    or expected outfeed values passes ``infeed=`` and ``outfeed=`` to the backend).
 
     Only an explicit refusal (``supports()`` giving a reason, ``UnsupportedError``) is unsupported;
     any other exception, a ``sys.exit``, or outputs that are not a list of ``n_expected`` arrays fail.
@@ -102,7 +124,10 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
     if reason:
         return Result(case, UNSUPPORTED, reason)
     try:
-        outputs = backend.execute(comp, args)
+        if case.infeed or case.outfeed is not None:
+            outputs = backend.execute(comp, args, infeed=list(case.infeed), outfeed=outfeed)
+        else:
+            outputs = backend.execute(comp, args)
     except UnsupportedError as e:
         return Result(case, UNSUPPORTED, str(e))
     except SystemExit as e:

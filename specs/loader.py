@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,11 @@ def _literal_value(node: Any) -> Any:
             raise ValueError("a tuple literal holds a list of literals")
         return tuple(parse_literal(v) for v in value)
     shape = parse_shape(str(key))
+    if shape.is_token():  # a token carries no data: {"token[]": []}
+        if value not in (None, []):
+            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
+        from backend.host_io import Token
+        return Token()
     if not shape.is_array():
         raise ValueError(f"literal shape must be an array shape, got {shape}")
     dtype = shape.numpy_dtype()
@@ -265,6 +271,9 @@ class Example:
     expected: Any
     doc: str = ""
     implementation_defined: str | None = None
+    #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -277,8 +286,20 @@ class ErrorExample:
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
+    """``|actual - expected| <= atol + rtol * |expected|``; with ``log2_scale`` naming an int-list attribute,
+    both bounds are multiplied by max(1, log2 N), N the product of that attribute of the instruction (the
+    rounding error of an FFT of length N grows as log2 N)."""
+
     rtol: float
     atol: float
+    log2_scale: str | None = None
+
+    def for_attrs(self, attrs: dict[str, Any] | None) -> Bound:
+        """The bound for an instruction with these attributes (itself when it does not scale)."""
+        if self.log2_scale is None or attrs is None:
+            return self
+        factor = max(1.0, math.log2(max(1, math.prod(attrs.get(self.log2_scale) or ()))))
+        return Bound(self.rtol * factor, self.atol * factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,7 +308,12 @@ class Tolerance:
 
     by_key: dict[str, Bound | None]
 
-    def for_type(self, etype: PrimitiveType) -> Bound | None:
+    def for_type(self, etype: PrimitiveType, attrs: dict[str, Any] | None = None) -> Bound | None:
+        """The bound for a result of ``etype`` (scaled for the instruction's ``attrs`` where the bound says so)."""
+        bound = self._unscaled(etype)
+        return bound.for_attrs(attrs) if bound is not None else None
+
+    def _unscaled(self, etype: PrimitiveType) -> Bound | None:
         name = etypes.short_name(etype)
         if name in self.by_key:
             return self.by_key[name]
@@ -317,6 +343,9 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    #: Argument lists of the op's call forms (``{form: (arg, ...)}``), for ops with several signatures
+    #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
+    forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
@@ -329,6 +358,16 @@ class OpSpec:
     def operand_args(self) -> tuple[ArgSpec, ...]:
         return tuple(a for a in self.args if a.is_operand)
 
+    def form_args(self, names: Any) -> tuple[str, ...]:
+        """The arguments of the call form that takes all of ``names`` (all arguments for a one-form op)."""
+        if not self.forms:
+            return tuple(a.name for a in self.args)
+        names = set(names)
+        for form in self.forms.values():
+            if names <= set(form):
+                return form
+        raise KeyError(f"no call form of {self.name} takes all of {sorted(names)}")
+
     @property
     def takes_builder(self) -> bool:
         return any(a.kind == "builder" for a in self.args)
@@ -337,16 +376,22 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also", "call_forms")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
-def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
+def _parse_tolerance(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...] = ()) -> Tolerance:
+    int_lists = {a.name for a in args if a.kind == "attribute" and (a.type or "").rstrip("?") == "int_list"}
+
     def bound(v: Any, where: str) -> Bound | None:
         if v == "exact":
             return None
-        m = ctx.mapping(v, where, (), ("rtol", "atol"), types=field_types.BOUND)
-        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
+        m = ctx.mapping(v, where, (), ("rtol", "atol", "log2_scale"), types=field_types.BOUND)
+        scale = m.get("log2_scale")
+        if scale is not None and scale not in int_lists:
+            raise ctx.fail(f"{where}.log2_scale", f"log2_scale names an int_list attribute of the op "
+                           f"({', '.join(sorted(int_lists)) or 'it has none'}), got {scale!r}", m, "log2_scale")
+        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)), scale)
 
     if node == "exact":
         return Tolerance({"default": None})
@@ -501,16 +546,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
+                                                          "infeed", "outfeed"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        feeds: dict[str, Any] = {}
+        for key in ("infeed", "outfeed"):
+            try:
+                feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
+            except ValueError as e:
+                raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
         examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined")))
+                                implementation_defined=m.get("implementation_defined"),
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
@@ -534,6 +587,13 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if dup:
         raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
 
+    forms = _parse_forms(ctx, top, {a.name for a in args})
+    for ex in [*(top["examples"] or []), *(top["errors"] or [])]:
+        keys = {*(ex.get("inputs") or {}), *(ex.get("attrs") or {})}
+        if forms and not any(keys <= set(f) for f in forms.values()):
+            raise ctx.fail("examples", f"the arguments {sorted(keys)} of '{ex.get('name', ex.get('violates'))}' "
+                           f"are not those of one call form ({', '.join(forms)})", ex)
+
     generator = top.get("generator") or {}
     ctx.mapping(generator, "generator", (), _GENERATOR_KEYS, types=field_types.GENERATOR)
     for i, config in enumerate(generator.get("configs") or []):
@@ -548,17 +608,38 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
-                  tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
+                  tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path,
+                  executable=bool(top.get("executable", True)), path=path, forms=forms,
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
 
 
+def _parse_forms(ctx: _Ctx, top: Any, arg_names: set[str]) -> dict[str, tuple[str, ...]]:
+    node = top.get("forms")
+    if node is None:
+        return {}
+    if not isinstance(node, dict) or len(node) < 2:
+        raise ctx.fail("forms", "expected a mapping of at least two form names to argument lists", top, "forms")
+    forms: dict[str, tuple[str, ...]] = {}
+    for form, names in node.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise ctx.fail(f"forms.{form}", "expected a non-empty list of argument names", node, form)
+        unknown = [n for n in names if n not in arg_names]
+        if unknown:
+            raise ctx.fail(f"forms.{form}", f"{unknown} are not arguments of this op", node, form)
+        forms[str(form)] = tuple(names)
+    unused = arg_names - {n for f in forms.values() for n in f}
+    if unused:
+        raise ctx.fail("forms", f"arguments {sorted(unused)} belong to no form", top, "forms")
+    return forms
+
+
 #: The keys of a sub-computation description in an example (built by conformance.build).
-COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns")
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns", "ops",
+                                "name")
 
 
 def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
@@ -570,11 +651,17 @@ def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -
                                m[section], key)
     for key, value in (m.get("attrs") or {}).items():
         a = by_name[key]
-        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
-            unknown = [k for k in value if k not in COMPUTATION_DESCRIPTION_KEYS]
-            if unknown or "op" not in value:
-                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' and takes only "
-                               f"{', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(value)}", m["attrs"], key)
+        if a.kind == "computation" or a.type == "computation":
+            descriptions = [value] if isinstance(value, dict) else []
+        elif a.type == "computation_list" and isinstance(value, list):
+            descriptions = [v for v in value if isinstance(v, dict)]
+        else:
+            continue
+        for desc in descriptions:
+            unknown = [k for k in desc if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or ("op" in desc) == ("ops" in desc):
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' or 'ops' and takes "
+                               f"only {', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(desc)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:

@@ -1,4 +1,8 @@
-"""Reference evaluators of the control-flow ops."""
+"""Reference evaluators of the control-flow ops.
+
+Call, CompositeCall and Conditional hand their sub-computation to the walker (``ctx.tail_call``),
+which runs it on its own frame stack: nesting them costs no Python stack.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +15,50 @@ from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED, evaluator, imp
 
 @evaluator("Call")
 def call(ctx: Any, operands: list[Any]) -> Any:
-    return ctx.call(ctx.attr("computation"), operands)
+    return ctx.tail_call(ctx.attr("computation"), operands)
+
+
+@evaluator("CompositeCall")
+def composite_call(ctx: Any, operands: list[Any]) -> Any:
+    return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
+
+
+@evaluator("While")
+def while_(ctx: Any, init: Any) -> Any:
+    condition, body = ctx.attr("condition"), ctx.attr("body")
+    state = init
+    while bool(np.asarray(ctx.call(condition, [state]))):
+        state = ctx.call(body, [state])
+    return state
+
+
+def branch_number(index: int, count: int) -> int:
+    """The branch a branch_index selects: out-of-range indices (< 0 or >= N) select the last branch."""
+    return index if 0 <= index < count else count - 1
+
+
+@evaluator("Conditional")
+def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
+    if "true_computation" in ctx.attrs:  # Conditional(predicate, true_operand, ..., false_operand, ...)
+        true_operand, false_operand = operands
+        if bool(np.asarray(selector)):
+            return ctx.tail_call(ctx.attr("true_computation"), [true_operand])
+        return ctx.tail_call(ctx.attr("false_computation"), [false_operand])
+    branch_operands, = operands
+    b = branch_number(int(np.asarray(selector)), len(branch_operands))
+    return ctx.tail_call(ctx.attr("branch_computations")[b], [branch_operands[b]])
+
+
+@evaluator("OptimizationBarrier")
+def optimization_barrier(ctx: Any, operand: Any) -> Any:
+    return operand
 
 
 @implementation_defined("Call")
 def call_masks(ctx: Any, operands: list[Any]) -> dict[str, Any]:
     """``callee``: the elements where the called computation's root op is implementation-defined
     (a Call of Add inherits Add's subnormal flushing; found by the fuzzer)."""
-    from backend.interpreter import EvalContext, GraphWalker
+    from backend.interpreter import EvalContext, GraphWalker, TailCall
 
     computation = ctx.attr("computation")
     root = computation.root_instruction
@@ -30,8 +70,9 @@ def call_masks(ctx: Any, operands: list[Any]) -> dict[str, Any]:
     for inst in computation.instructions:
         if inst.id == root.id:
             break
-        values[inst.id] = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, operands),
-                                                      *inst.grouped([values[o] for o in inst.operands]))
+        value = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, operands),
+                                            *inst.grouped([values[o] for o in inst.operands]))
+        values[inst.id] = walker.run(value.computation, value.args) if isinstance(value, TailCall) else value
     masks = masks_of(EvalContext(root, walker, operands), *root.grouped([values[o] for o in root.operands]))
     shape = ctx.shape.dimensions()
     covered = np.zeros(shape, bool)
