@@ -119,10 +119,12 @@ def test_triangular_solve_transpose_names_and_errors() -> None:
     a, b = np.array([[2, 7], [1, 4]], np.float32), np.array([[4], [8]], np.float32)
     by_name = run("reference", "TriangularSolve", [a, b], transpose_a="TRANSPOSE")
     np.testing.assert_array_equal(by_name, [[1], [2]])  # T^T = [[2, 1], [0, 4]]
+    for same in (Transpose.TRANSPOSE, "transpose", 2):
+        np.testing.assert_array_equal(run("reference", "TriangularSolve", [a, b], transpose_a=same), [[1], [2]])
     builder = XlaBuilder("ts")
     pa = ops.Parameter(builder, 0, Shape.array_shape(dtype_to_etype(a.dtype), (2, 2)), "a")
     pb = ops.Parameter(builder, 1, Shape.array_shape(dtype_to_etype(a.dtype), (2, 1)), "b")
-    for bad in (Transpose.TRANSPOSE_INVALID, "SIDEWAYS", 2, None):
+    for bad in (Transpose.TRANSPOSE_INVALID, "SIDEWAYS", 0, 7, True, None):
         with pytest.raises(OpError) as e:
             ops.TriangularSolve(pa, pb, transpose_a=bad)
         assert e.value.constraint == "C6"
