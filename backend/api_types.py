@@ -83,6 +83,22 @@ def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers
     return dot_dimension_numbers(dimension_numbers)
 
 
+@dataclasses.dataclass(frozen=True)
+class RaggedDotDimensionNumbers:
+    """A RaggedDot's dimensions: the DotGeneral ones, lhs's ragged dimension (exactly one) and rhs's
+    group dimension (one when the ragged dimension is a non-contracting one, none otherwise)."""
+
+    dot_dimension_numbers: DotDimensionNumbers = DotDimensionNumbers()
+    lhs_ragged_dimensions: tuple[int, ...] = ()
+    rhs_group_dimensions: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        def dims(d: tuple[int, ...]) -> str:
+            return "{" + ",".join(map(str, d)) + "}"
+        return (f"{self.dot_dimension_numbers}, lhs_ragged_dims={dims(self.lhs_ragged_dimensions)}, "
+                f"rhs_group_dims={dims(self.rhs_group_dimensions)}")
+
+
 class FftType(enum.IntEnum):
     """The transform of an Fft, with xla_client's values."""
 

@@ -29,6 +29,7 @@ from backend.api_types import (
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    RaggedDotDimensionNumbers,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
@@ -243,6 +244,29 @@ def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
                                _int_list(batch[1]))
 
 
+def ragged_dot_dimension_numbers(v: Any) -> RaggedDotDimensionNumbers:
+    """A RaggedDotDimensionNumbers (or any object with its three fields, as jax.lax's), a mapping of
+    them, or ``(dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions)``."""
+    names = ("dot_dimension_numbers", "lhs_ragged_dimensions", "rhs_group_dimensions")
+    if isinstance(v, dict):
+        unknown = set(v) - set(names)
+        if unknown or "dot_dimension_numbers" not in v:
+            raise ValueError(f"a RaggedDotDimensionNumbers mapping has the keys {list(names)} "
+                             f"(dot_dimension_numbers required), got {sorted(map(str, v))}")
+        parts = [v.get(n, ()) for n in names]
+    elif v is not None and all(hasattr(v, n) for n in names):
+        parts = [getattr(v, n) for n in names]
+    else:
+        parts = _seq(v) if v is not None else []
+        if len(parts) != 3:
+            raise TypeError("expected a RaggedDotDimensionNumbers or (dot_dimension_numbers, lhs_ragged_dimensions, "
+                            f"rhs_group_dimensions), got {_short_repr(v)}")
+    try:
+        return RaggedDotDimensionNumbers(dot_dimension_numbers(parts[0]), _int_list(parts[1]), _int_list(parts[2]))
+    except TypeError as e:
+        raise TypeError(f"RaggedDotDimensionNumbers: {e}") from None
+
+
 def _dimension_record(cls: type, v: Any) -> Any:
     """A dimension-numbers dataclass from itself, a mapping of its fields, or an object with them;
     every field checked (an int, or a sequence of ints) whichever way it came."""
@@ -320,6 +344,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "gather_dimension_numbers": lambda v: _dimension_record(GatherDimensionNumbers, v),
     "scatter_dimension_numbers": lambda v: _dimension_record(ScatterDimensionNumbers, v),
     "dot_dimension_numbers": dot_dimension_numbers,
+    "ragged_dot_dimension_numbers": ragged_dot_dimension_numbers,
     "precision_config": _precision_config,
     "padding_config": padding_config,
     "int": _int,
@@ -409,7 +434,7 @@ def normalize(type_name: str, value: Any) -> Any:
 
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
-    if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
+    if isinstance(value, (DotDimensionNumbers, RaggedDotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
                           GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig)):
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
