@@ -22,6 +22,7 @@ from backend.api_types import (
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
     make_padding_config,
@@ -39,5 +40,5 @@ __all__ = [
     "ExecutionError", "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
     "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",
     "register_backend", "shape_from_pyval", "execute_with_io", "register_custom_call_target",
-    "unregister_custom_call_target",
+    "unregister_custom_call_target", "TriangularSolveOptions_Transpose",
 ]
