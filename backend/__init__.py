@@ -27,6 +27,7 @@ from backend.api_types import (
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
     make_padding_config,
@@ -43,7 +44,6 @@ from backend.xla_client_helpers import (
     PaddingType,
     PrecisionConfig_Precision,
     ResultAccuracy_Mode,
-    TriangularSolveOptions_Transpose,
     window_padding_type_to_pad_values,
 )
 

@@ -124,6 +124,15 @@ class RandomAlgorithm(enum.Enum):
     RNG_PHILOX = 2
 
 
+class TriangularSolveOptions_Transpose(enum.Enum):  # noqa: N801 (xla_client's name)
+    """TriangularSolve's ``transpose_a``: use a as it is, transposed, or conjugate-transposed."""
+
+    TRANSPOSE_INVALID = 0
+    NO_TRANSPOSE = 1
+    TRANSPOSE = 2
+    ADJOINT = 3
+
+
 class ComparisonType(enum.Enum):
     FLOAT = "FLOAT"
     TOTALORDER = "TOTALORDER"

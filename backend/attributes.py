@@ -36,6 +36,7 @@ from backend.api_types import (
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
@@ -174,6 +175,19 @@ def _random_algorithm(v: Any) -> RandomAlgorithm:
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in {a.value for a in RandomAlgorithm}:
         return RandomAlgorithm(int(v))
     raise ValueError(f"expected a random algorithm (RNG_DEFAULT, RNG_THREE_FRY, RNG_PHILOX), got {_short_repr(v)}")
+
+
+def _transpose(v: Any) -> TriangularSolveOptions_Transpose:
+    """NO_TRANSPOSE, TRANSPOSE or ADJOINT: a member of any enum with those names (xla_client's), a name,
+    or its value 1-3 (TRANSPOSE_INVALID, 0, is refused)."""
+    valid = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
+    if isinstance(v, enum.Enum):
+        v = v.name
+    if isinstance(v, str) and v.upper() in valid:
+        return TriangularSolveOptions_Transpose[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in (1, 2, 3):
+        return TriangularSolveOptions_Transpose(int(v))
+    raise ValueError(f"expected a TriangularSolveOptions_Transpose ({', '.join(valid)}), got {_short_repr(v)}")
 
 
 def _fft_type(v: Any) -> FftType:
@@ -417,6 +431,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "literal": _literal,
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
+    "transpose": _transpose,
     "fft_type": _fft_type,
     "result_accuracy": _result_accuracy,
     "random_algorithm": _random_algorithm,
@@ -500,7 +515,7 @@ def render(value: Any) -> str:
         return value.name
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
-    if isinstance(value, FftType):
+    if isinstance(value, (TriangularSolveOptions_Transpose, FftType)):
         return value.name
     if isinstance(value, PrimitiveType):
         return etypes.short_name(value)

@@ -21,6 +21,7 @@ from backend.api_types import (  # noqa: F401 (xla_client's enums, re-exported h
     Precision,
     RandomAlgorithm,
     ResultAccuracyMode,
+    TriangularSolveOptions_Transpose,
 )
 from backend.errors import OpError
 
@@ -28,13 +29,6 @@ from backend.errors import OpError
 class PaddingType(enum.Enum):
     VALID = 1
     SAME = 2
-
-
-class TriangularSolveOptions_Transpose(enum.IntEnum):  # noqa: N801 (xla_client's name)
-    TRANSPOSE_INVALID = 0
-    NO_TRANSPOSE = 1
-    TRANSPOSE = 2
-    ADJOINT = 3
 
 
 PrecisionConfig_Precision = Precision

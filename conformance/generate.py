@@ -113,6 +113,8 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
         if t is None:
             if a.element == var and etype is not None:
                 t = etype
+            elif a.element is not None and etype in spec.element_types[a.element]:
+                t = etype  # another type variable that admits the drawn type takes it too
             elif a.element is not None:
                 t = spec.element_types[a.element][0]
             elif var is None and etype is not None:  # an op without type variables: the generator's types

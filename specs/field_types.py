@@ -108,7 +108,11 @@ EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPIN
                                  "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
 BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
-_MIN_MAX = MappingOf(OneOf(NUMBER, BOOL))  # min, max; special_values: false
+#: A generated operand's value hint: numbers (min, max, scale), special_values: false, or a matrix
+#: structure's name (``structure``, one of conformance.values.MATRIX_STRUCTURES).
+MATRIX_STRUCTURES = ("positive_definite", "diagonally_dominant")
+_MIN_MAX = MappingOf(OneOf(NUMBER, BOOL, FieldType(f"a matrix structure ({', '.join(MATRIX_STRUCTURES)})",
+                                                    lambda v: v in MATRIX_STRUCTURES)))
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
     "special_values": BOOL, "configs": ListOf(MAPPING), "count": COUNT,
