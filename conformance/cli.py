@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import specs
 from backend.backends import available_backends, get_backend
 from conformance.generate import cases_for
+from conformance.outcomes import PROFILES, SPEC
 from conformance.report import scoreboard_text, write_json, write_junit, write_markdown
 from conformance.runner import FAILED, Result, run_cases
 
@@ -24,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
     run.add_argument("--kinds", default="golden,generated,error", help="which case kinds to run")
     run.add_argument("--seed", type=int, default=0, help="seed for generated cases")
+    run.add_argument("--profile", choices=PROFILES, default=SPEC,
+                     help="spec: the documents' semantics, any allowed implementation-defined outcome accepted "
+                     "(default); xla: XLA's observed behaviour required everywhere")
     run.add_argument("--report", help="write a JSON report to this path")
     run.add_argument("--junit", help="write a JUnit XML report to this path")
     run.add_argument("--markdown", help="write a Markdown report to this path")
@@ -56,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result] = []
     for i, name in enumerate(names, 1):
         cases = [c for c in cases_for(all_specs[name], args.seed) if c.kind in kinds]
-        op_results = run_cases(cases, backend)
+        op_results = run_cases(cases, backend, profile=args.profile)
         marks = [_MARKS[r.status] for r in op_results]
         results.extend(op_results)
         if not args.quiet:
@@ -65,16 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = [r for r in results if r.status == FAILED]
     print()
     print(scoreboard_text(results))
-    print(f"\nbackend {backend.name}: {len(results)} cases in {seconds:.1f} s "
+    print(f"\nbackend {backend.name}, profile {args.profile}: {len(results)} cases in {seconds:.1f} s "
           "(. passed, F failed, u unsupported, i implementation-defined)")
     for r in failed[: None if args.verbose else 10]:
         print(f"\nFAILED {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
     if len(failed) > 10 and not args.verbose:
         print(f"\n... and {len(failed) - 10} more failures (use -v or --report)")
     if args.report:
-        write_json(args.report, results, backend.name, seconds, args.seed)
+        write_json(args.report, results, backend.name, seconds, args.seed, args.profile)
     if args.junit:
-        write_junit(args.junit, results, backend.name)
+        write_junit(args.junit, results, backend.name, args.profile)
     if args.markdown:
-        write_markdown(args.markdown, results, backend.name, seconds)
+        write_markdown(args.markdown, results, backend.name, seconds, args.profile)
     return 1 if failed else 0

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from conformance.outcomes import SPEC
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, Result
 
 STATUSES = (PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED)
@@ -40,11 +41,12 @@ def scoreboard_text(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def to_json(results: list[Result], backend: str, seconds: float, seed: int) -> dict[str, Any]:
+def to_json(results: list[Result], backend: str, seconds: float, seed: int, profile: str = SPEC) -> dict[str, Any]:
     import jax
 
     return {
         "backend": backend,
+        "profile": profile,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "seed": seed,
         "seconds": round(seconds, 3),
@@ -58,13 +60,14 @@ def to_json(results: list[Result], backend: str, seconds: float, seed: int) -> d
     }
 
 
-def write_json(path: str, results: list[Result], backend: str, seconds: float, seed: int) -> None:
+def write_json(path: str, results: list[Result], backend: str, seconds: float, seed: int,
+               profile: str = SPEC) -> None:
     with open(path, "w") as f:
-        json.dump(to_json(results, backend, seconds, seed), f, indent=1)
+        json.dump(to_json(results, backend, seconds, seed, profile), f, indent=1)
 
 
-def write_junit(path: str, results: list[Result], backend: str) -> None:
-    suites = ET.Element("testsuites", name=f"conformance-{backend}")
+def write_junit(path: str, results: list[Result], backend: str, profile: str = SPEC) -> None:
+    suites = ET.Element("testsuites", name=f"conformance-{backend}-{profile}")
     by_op: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_op[r.case.op].append(r)
@@ -82,16 +85,20 @@ def write_junit(path: str, results: list[Result], backend: str) -> None:
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def write_markdown(path: str, results: list[Result], backend: str, seconds: float) -> None:
+def write_markdown(path: str, results: list[Result], backend: str, seconds: float, profile: str = SPEC) -> None:
     board = scoreboard(results)
     t = totals(results)
-    lines = [f"# Conformance: backend `{backend}`", "",
+    lines = [f"# Conformance: backend `{backend}`, profile `{profile}`", "",
              f"{sum(t.values())} cases in {seconds:.1f} s: {t[PASSED]} passed, {t[FAILED]} failed, "
              f"{t[UNSUPPORTED]} unsupported, {t[IMPL_DEFINED]} implementation-defined.", "",
              "| op | cases | passed | failed | unsupported | impl-defined |", "|---|---|---|---|---|---|"]
     for op, c in board.items():
         lines.append(f"| {op} | {sum(c.values())} | {c[PASSED]} | {c[FAILED]} | {c[UNSUPPORTED]} | "
                      f"{c[IMPL_DEFINED]} |")
+    chosen = [r for r in results if r.status == IMPL_DEFINED]
+    if chosen:
+        lines += ["", "## Implementation-defined outcomes chosen", ""]
+        lines += [f"- `{r.case.id}`: {r.message}" for r in chosen]
     failed = [r for r in results if r.status == FAILED]
     if failed:
         lines += ["", "## Failures", ""]

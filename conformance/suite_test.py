@@ -3,5 +3,5 @@
 from conformance.pytest_plugin import check_case
 
 
-def test_conformance(conformance_case, conformance_backend):
-    check_case(conformance_case, conformance_backend)
+def test_conformance(conformance_case, conformance_backend, conformance_profile):
+    check_case(conformance_case, conformance_backend, conformance_profile)

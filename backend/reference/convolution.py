@@ -13,11 +13,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed
 from backend.reference.elementwise import widen
 from backend.rules.convolution import (
     CONV_OPS,
@@ -111,13 +111,13 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined(*CONV_OPS)
-def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
-    """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
-    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole."""
+def convolution_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+    """Where an inf/NaN kernel element meets padding or a hole: nothing added (XLA) or 0 * inf = NaN."""
+    et = ctx.shape.element_type()
+    if not (etypes.is_float(et) or etypes.is_complex(et)):
+        return {}
     args = general_arguments(ctx, lhs.shape, rhs.shape)
-    if ctx.shape.element_type() not in etypes.SIGNED_INTS:
-        with np.errstate(all="ignore"):
-            return {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
-    exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
-    info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())
-    return {"signed_overflow": (exact < info.min) | (exact > info.max)}
+    with np.errstate(all="ignore"):
+        mask = _to_output_layout(convolve(lhs, rhs, args)[1], args)
+    nan = np.full(mask.shape, np.nan).astype(ctx.shape.numpy_dtype())
+    return {"padding_times_non_finite": Allowed(mask, {"zeros": nan})}

@@ -19,6 +19,7 @@ from backend import etypes
 from backend.builder import XlaComputation
 from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed
 from backend.rules.reduction import Window, window_of
 
 Combine = Callable[[list[np.ndarray], list[np.ndarray]], list[np.ndarray]]
@@ -70,8 +71,10 @@ def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) 
     return _finish(accs, dtypes)
 
 
-def window_taps(window: Window) -> Iterator[tuple[int, ...]]:
-    """Window offsets in row-major order."""
+def window_taps(window: Window, column_major: bool = False) -> Iterator[tuple[int, ...]]:
+    """Window offsets in row-major order (column-major: the first dimension varying fastest)."""
+    if column_major:
+        return (t[::-1] for t in itertools.product(*(range(w) for w in reversed(window.dimensions))))
     return itertools.product(*(range(w) for w in window.dimensions))
 
 
@@ -112,8 +115,8 @@ def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.nda
     return _finish(accs, dtypes)
 
 
-def _selected(ctx: Any, operand: np.ndarray, window: Window,
-              out_dims: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def _selected(ctx: Any, operand: np.ndarray, window: Window, out_dims: Sequence[int],
+              column_major: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per window: whether it holds a real element, and the flat operand index ``select`` picks
     (the first element, replaced by each later one that ``select(chosen, later)`` rejects)."""
     comp = ctx.attr("select")
@@ -123,7 +126,7 @@ def _selected(ctx: Any, operand: np.ndarray, window: Window,
     if operand.size == 0:
         return has, where
     with np.errstate(all="ignore"):
-        for tap in window_taps(window):
+        for tap in window_taps(window, column_major):
             valid, index = tap_positions(window, operand.shape, out_dims, tap)
             current = operand[index]
             keep = np.asarray(ctx.call(comp, [chosen, current]), dtype=bool)
@@ -146,9 +149,10 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
 
 
 @evaluator("SelectAndScatter")
-def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray) -> np.ndarray:
+def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray,
+                       column_major: bool = False) -> np.ndarray:
     window = window_of(ctx.attrs, operand.ndim)
-    has, where = _selected(ctx, operand, window, source.shape)
+    has, where = _selected(ctx, operand, window, source.shape, column_major)
     targets, values = where[has], source[has]
     combine, acc_dtypes = _combiner(ctx, ctx.attr("scatter"), [operand.dtype])
     out = _initial([init_value], acc_dtypes, (operand.size,))[0]
@@ -162,10 +166,11 @@ def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_v
 
 
 @implementation_defined("SelectAndScatter")
-def select_and_scatter_masks(ctx: Any, operand: np.ndarray, source: np.ndarray,
-                             init_value: np.ndarray) -> dict[str, np.ndarray]:
-    """With padding, XLA's CPU backend may visit a window's elements in another order, so of several
-    equal candidates it may select another one: every tied candidate of a padded window is marked."""
+def select_and_scatter_outcomes(ctx: Any, operand: np.ndarray, source: np.ndarray,
+                                init_value: np.ndarray) -> dict[str, Allowed]:
+    """With padding, XLA's CPU backend visits a window's elements in column-major order, so of several
+    equal candidates it may select another one: the tied candidates of padded windows are marked, and the
+    other outcome is the selection in column-major order."""
     window = window_of(ctx.attrs, operand.ndim)
     mask = np.zeros(operand.size, dtype=bool)
     if operand.size and any(lo or hi for lo, hi in window.padding):
@@ -177,4 +182,5 @@ def select_and_scatter_masks(ctx: Any, operand: np.ndarray, source: np.ndarray,
             tie = valid & has & (operand[index] == chosen) & (flat != where)
             mask[flat[tie]] = True
             mask[where[tie]] = True
-    return {"tie_order_with_padding": mask.reshape(operand.shape)}
+    other = select_and_scatter(ctx, operand, source, init_value, column_major=True)
+    return {"tie_order_with_padding": Allowed(mask.reshape(operand.shape), {"column_major": other})}
