@@ -98,9 +98,8 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
     """Whether every differing element takes an outcome the profile allows, and which ones were chosen."""
     check_profile(profile)
     table = allowed_outcomes(spec, comp, args) if spec.implementation_defined else {}
-    if case.kind == "golden":
-        tag = case.implementation_defined
-        table = {k: v for k, v in table.items() if k == tag}
+    if case.kind == "golden" and case.implementation_defined is not None:
+        table = {k: v for k, v in table.items() if k == case.implementation_defined}
     chosen: dict[str, Counter] = {}
     for m in mismatches:
         left = m.mask.copy()

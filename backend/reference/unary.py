@@ -153,11 +153,10 @@ for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
 
 def _no_infinity_overflow(ctx: Any, x: Array) -> Allowed:
     """Where e^-x overflows an element type that has no infinity: 0 (the limit) or NaN (XLA)."""
-    info = ml_dtypes.finfo(x.dtype)
-    if np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
+    if np.iscomplexobj(x) or np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
         mask = np.zeros(x.shape, bool)
     else:
-        mask = -x.astype(np.float64) > np.log(float(info.max))
+        mask = -x.astype(np.float64) > np.log(float(ml_dtypes.finfo(x.dtype).max))
     return Allowed(mask, {"nan": nan_of(x.shape, ctx.shape.numpy_dtype())})
 
 

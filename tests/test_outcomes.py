@@ -1,0 +1,190 @@
+"""Implementation-defined outcomes: the spec schema, the registered functions, the two profiles."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import specs
+from conformance.cases import GOLDEN, Case
+from conformance.generate import cases_for
+from conformance.outcomes import allowed_outcomes
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case, run_cases
+from specs.loader import SpecError, load_file
+from tests.broken_backends import MUTANTS
+
+
+def _mutant(name: str):
+    return next(m for m in MUTANTS if m.name == name).backend()
+
+
+def _golden(op: str, name: str) -> Case:
+    return next(c for c in cases_for(specs.get(op)) if c.kind == GOLDEN and c.id.endswith("/" + name))
+
+
+def _case(op: str, inputs: dict, expected, attrs: dict | None = None, tag: str | None = None) -> Case:
+    return Case(id=f"{op}/golden/test", op=op, kind=GOLDEN, inputs=inputs, attrs=attrs or {}, expected=expected,
+                implementation_defined=tag)
+
+
+# -- the two profiles ---------------------------------------------------------------------------
+def test_allowed_alternative_is_impl_defined_under_spec_and_failed_under_xla() -> None:
+    case = _case("Div", {"lhs": np.array([7, -7, 6], np.int32), "rhs": np.array([0, 0, 3], np.int32)},
+                 np.array([-1, -1, 2], np.int32), tag="division_by_zero")
+    backend = _mutant("div_by_zero_zero")
+    spec = run_case(case, backend)
+    assert spec.status == IMPL_DEFINED
+    assert "division_by_zero: chose 'zero'" in spec.message and "2 element(s)" in spec.message
+    assert run_case(case, backend, profile="xla").status == FAILED
+
+
+def test_value_outside_the_allowed_set_fails_under_both_profiles() -> None:
+    # float -> s8 of 300.0: saturate gives 127 (XLA), indefinite -128 (x86); wrapping gives 44
+    case = _case("ConvertElementType", {"operand": np.array([300.0, 1.5], np.float32)}, np.array([127, 1], np.int8),
+                 attrs={"new_element_type": "s8"})
+    backend = _mutant("convert_float_to_int_wraps")
+    for profile in ("spec", "xla"):
+        result = run_case(case, backend, profile=profile)
+        assert result.status == FAILED, profile
+        assert "float_to_int" in result.message and "got np.int8(44)" in result.message
+
+
+def test_golden_tag_excuses_only_its_own_entry() -> None:
+    # Max(NaN, 1) with the "number" outcome is allowed by entry 'nan', but not in an example tagged 'signed_zero'
+    inputs = {"lhs": np.array([np.nan, 2.0], np.float32), "rhs": np.array([1.0, 3.0], np.float32)}
+    expected = np.array([np.nan, 3.0], np.float32)
+    backend = _mutant("max_ignores_nan")
+    assert run_case(_case("Max", inputs, expected, tag="nan"), backend).status == IMPL_DEFINED
+    assert run_case(_case("Max", inputs, expected, tag="signed_zero"), backend).status == FAILED
+    assert run_case(_case("Max", inputs, expected), backend).status == IMPL_DEFINED  # untagged: any entry
+
+
+def test_elements_outside_the_mask_are_never_excused() -> None:
+    # a correct division by zero does not excuse a wrong quotient elsewhere in the same golden case
+    case = _case("Div", {"lhs": np.array([7, 9], np.int32), "rhs": np.array([0, 3], np.int32)},
+                 np.array([-1, 4], np.int32), tag="division_by_zero")
+    from backend.backends import get_backend
+    result = run_case(case, get_backend("jax"))
+    assert result.status == FAILED and "got np.int32(3), expected np.int32(4)" in result.message
+
+
+def test_xla_profile_accepts_xla_outcome_where_the_reference_departs_from_it() -> None:
+    # Logistic(-100) in f8e4m3fn (no infinity): the reference gives 0, XLA NaN (entry no_infinity_overflow)
+    import ml_dtypes
+    case = _case("Logistic", {"operand": np.array([-100.0, 0.0], ml_dtypes.float8_e4m3fn)},
+                 np.array([0.0, 0.5], ml_dtypes.float8_e4m3fn))
+    from backend.backends import get_backend
+    jax_backend = get_backend("jax")
+    assert run_case(case, jax_backend, profile="xla").status == PASSED
+    spec = run_case(case, jax_backend, profile="spec")
+    assert spec.status == IMPL_DEFINED and "no_infinity_overflow: chose 'nan'" in spec.message
+
+
+def test_unknown_profile_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown profile"):
+        run_cases([], None, profile="lenient")
+
+
+def test_clamp_min_above_max_is_defined_not_implementation_defined() -> None:
+    spec = specs.get("Clamp")
+    assert "min_above_max" not in spec.implementation_defined
+    result = run_case(_golden("Clamp", "min_above_max"), _mutant("clamp_min_above_max"))
+    assert result.status == FAILED and "got np.int32(5), expected np.int32(2)" in result.message
+
+
+def test_integer_add_scatter_with_duplicates_is_exact() -> None:
+    cases = [c for c in cases_for(specs.get("Scatter")) if c.kind == GOLDEN]
+    results = run_cases(cases, _mutant("scatter_add_keeps_last"))
+    assert any(r.status == FAILED for r in results)
+    assert not any(r.status == IMPL_DEFINED for r in results)
+
+
+# -- registered functions agree with their specs --------------------------------------------------
+@pytest.mark.parametrize("op", [n for n, s in specs.load_all().items()
+                                if any(e.alternatives for e in s.implementation_defined.values())])
+def test_registered_outcomes_match_the_spec(op: str) -> None:
+    from conformance.build import build_case
+    spec = specs.get(op)
+    seen: set[str] = set()
+    for case in [c for c in cases_for(spec) if c.kind != "error"][:12]:
+        comp, args = build_case(spec, case.inputs, case.attrs)
+        if len(comp.parameters) > len(args):
+            continue
+        table = allowed_outcomes(spec, comp, args)  # raises when ids or outcome names disagree with the spec
+        for key, allowed in table.items():
+            assert np.asarray(allowed.mask).dtype == np.bool_, (op, key)
+            seen.add(key)
+    assert seen <= set(spec.implementation_defined)
+
+
+# -- the schema ---------------------------------------------------------------------------------
+_BASE = """\
+op: Neg
+family: elementwise_unary
+summary: s
+shape_rule: unary_elementwise
+signatures: ["Neg(operand)"]
+args:
+  operand: {kind: operand, element: T}
+element_types: {T: [int]}
+type_constraint: C1
+constraints: {C1: "T is numeric"}
+examples: []
+errors:
+  - {name: pred, violates: C1, inputs: {operand: "pred[2]"}}
+tolerance: exact
+"""
+
+
+def _load(tmp_path, impl: str):
+    path = tmp_path / "neg.yaml"
+    path.write_text(_BASE + "implementation_defined:\n" + textwrap.indent(textwrap.dedent(impl), "  "))
+    return load_file(path, check_functions=False)
+
+
+def test_loader_accepts_a_well_formed_entry(tmp_path) -> None:
+    spec = _load(tmp_path, """\
+        wraparound:
+          doc: "negation of INT_MIN"
+          outcomes: {wrap: "INT_MIN (XLA)", saturate: "INT_MAX (some DSPs)"}
+          reference: wrap
+          xla: wrap
+        """)
+    entry = spec.implementation_defined["wraparound"]
+    assert entry.alternatives == {"saturate"} and entry.xla == "wrap"
+
+
+@pytest.mark.parametrize("impl, message", [
+    ("wraparound: just text\n", "expected a mapping"),
+    ("wraparound: {doc: d, outcomes: {wrap: w}, reference: wrap}\n", "missing required key 'xla'"),
+    ("wraparound: {doc: d, outcomes: {}, reference: wrap, xla: wrap}\n", "non-empty mapping"),
+    ("wraparound: {doc: d, outcomes: {wrap: w}, reference: other, xla: wrap}\n", "'other' is not one of"),
+    ("wraparound: {doc: d, outcomes: {wrap: w}, reference: wrap, xla: 1}\n", "'1' is not one of"),
+    ("wraparound: {doc: d, outcomes: {wrap: 3}, reference: wrap, xla: wrap}\n", "non-empty description"),
+    ("wraparound: {doc: true, outcomes: {wrap: w}, reference: wrap, xla: wrap}\n", "non-empty string"),
+    ("wraparound: {doc: d, outcomes: {Wrap: w}, reference: Wrap, xla: Wrap}\n", "snake_case"),
+    ("wraparound: {doc: d, outcomes: {wrap: w}, reference: wrap, xla: wrap, mask: all}\n", "unknown key 'mask'"),
+])
+def test_loader_rejects_malformed_entries(tmp_path, impl: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message) as e:
+        _load(tmp_path, impl)
+    assert "neg.yaml:" in str(e.value)
+
+
+def test_loader_requires_a_function_for_entries_with_alternatives(tmp_path) -> None:
+    path = tmp_path / "neg.yaml"
+    path.write_text(_BASE + textwrap.dedent("""\
+        implementation_defined:
+          wraparound: {doc: d, outcomes: {wrap: w, saturate: s}, reference: wrap, xla: wrap}
+        """))
+    with pytest.raises(SpecError, match="register @implementation_defined"):
+        load_file(path)
+
+
+def test_every_spec_entry_says_which_outcome_is_the_reference() -> None:
+    for spec in specs.load_all().values():
+        for key, entry in spec.implementation_defined.items():
+            assert "reference" in entry.outcomes[entry.reference], (spec.name, key)
+            assert entry.doc, (spec.name, key)
