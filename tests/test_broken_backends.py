@@ -21,7 +21,7 @@ from tests.broken_backends import MUTANTS, Mutant
 SAMPLE = ("clamp_min_above_max", "scatter_add_keeps_last", "convert_float_to_int_wraps", "div_by_zero_zero",
           "max_ignores_nan", "rem_divisor_sign", "srl_arithmetic", "round_half_even", "abs_int_min_saturates",
           "iota_from_one")
-GENERATED_IN_SAMPLE = 4
+GENERATED_IN_SAMPLE = 2
 
 
 @functools.cache
@@ -33,10 +33,13 @@ def _cases(op: str, sample: bool) -> tuple:
 
 
 def _check(m: Mutant, sample: bool) -> None:
+    """Detected under xla; under spec too, unless the bug is an allowed outcome (then reported impl-defined).
+
+    In the sample a spec failure stands for the xla one: an element outside every allowed outcome is
+    outside XLA's too, so only mutants the spec allows run twice.
+    """
     backend = m.backend()
     cases = _cases(m.op, sample)
-    xla = run_cases(cases, backend, profile="xla")
-    assert any(r.status == FAILED for r in xla), f"{m.name} ({m.bug}) not detected under profile xla"
     spec = run_cases(cases, backend, profile="spec")
     failed = [r for r in spec if r.status == FAILED]
     if m.allowed_by_spec is None:
@@ -46,6 +49,9 @@ def _check(m: Mutant, sample: bool) -> None:
         outcome = m.allowed_by_spec.split(":")[0]
         assert any(r.status == IMPL_DEFINED and outcome in r.message for r in spec), \
             f"{m.name}: no case reports the implementation-defined outcome {m.allowed_by_spec}"
+    if m.allowed_by_spec is not None or not sample:
+        xla = run_cases(cases, backend, profile="xla")
+        assert any(r.status == FAILED for r in xla), f"{m.name} ({m.bug}) not detected under profile xla"
 
 
 def test_mutant_names_unique_and_enough() -> None:
