@@ -11,7 +11,7 @@ import specs
 from backend.backends import available_backends, get_backend
 from conformance.generate import cases_for
 from conformance.outcomes import PROFILES, SPEC
-from conformance.report import scoreboard_text, write_json, write_junit, write_markdown
+from conformance.report import chosen_outcomes_text, scoreboard_text, write_json, write_junit, write_markdown
 from conformance.runner import FAILED, Result, run_cases
 
 _MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i"}
@@ -69,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = [r for r in results if r.status == FAILED]
     print()
     print(scoreboard_text(results))
+    if chosen_outcomes_text(results):
+        print("\n" + chosen_outcomes_text(results))
     print(f"\nbackend {backend.name}, profile {args.profile}: {len(results)} cases in {seconds:.1f} s "
           "(. passed, F failed, u unsupported, i implementation-defined)")
     for r in failed[: None if args.verbose else 10]:

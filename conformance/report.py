@@ -26,6 +26,20 @@ def totals(results: list[Result]) -> Counter:
     return Counter(r.status for r in results)
 
 
+def chosen_outcomes(results: list[Result]) -> Counter:
+    """How many cases chose each implementation-defined outcome: {(op, id, outcome): cases}."""
+    return Counter((r.case.op, key, name) for r in results for key, c in r.chosen.items() for name in c)
+
+
+def chosen_outcomes_text(results: list[Result]) -> str:
+    chosen = chosen_outcomes(results)
+    if not chosen:
+        return ""
+    lines = ["implementation-defined outcomes chosen (op: id = outcome, cases):"]
+    lines += [f"  {op}: {key} = {name}, {n}" for (op, key, name), n in sorted(chosen.items())]
+    return "\n".join(lines)
+
+
 def scoreboard_text(results: list[Result]) -> str:
     board = scoreboard(results)
     width = max([len(op) for op in board] + [2])
@@ -56,6 +70,7 @@ def to_json(results: list[Result], backend: str, seconds: float, seed: int, prof
         "scoreboard": {op: dict(c) for op, c in scoreboard(results).items()},
         "cases": [{"id": r.case.id, "op": r.case.op, "kind": r.case.kind, "status": r.status,
                    "message": r.message, "seconds": round(r.seconds, 4),
+                   **({"chosen": r.chosen} if r.chosen else {}),
                    **({"reproduction": r.reproduction} if r.reproduction else {})} for r in results],
     }
 
@@ -98,7 +113,9 @@ def write_markdown(path: str, results: list[Result], backend: str, seconds: floa
     chosen = [r for r in results if r.status == IMPL_DEFINED]
     if chosen:
         lines += ["", "## Implementation-defined outcomes chosen", ""]
-        lines += [f"- `{r.case.id}`: {r.message}" for r in chosen]
+        lines += ["| op | id | outcome | cases |", "|---|---|---|---|"]
+        lines += [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen_outcomes(results).items())]
+        lines += [""] + [f"- `{r.case.id}`: {r.message}" for r in chosen]
     failed = [r for r in results if r.status == FAILED]
     if failed:
         lines += ["", "## Failures", ""]

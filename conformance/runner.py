@@ -27,6 +27,7 @@ class Result:
     message: str = ""
     reproduction: str = ""
     seconds: float = 0.0
+    chosen: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # id -> {outcome: elements}
 
 
 def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
@@ -87,9 +88,10 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
     verdict = judge(case, spec, comp, args, mismatches, profile)
     if not verdict.excused:
         return Result(case, FAILED, verdict.message)
+    chosen = {key: dict(c) for key, c in verdict.chosen.items()}
     if profile == SPEC:
-        return Result(case, IMPL_DEFINED, f"implementation-defined: {verdict.message}")
-    return Result(case, PASSED, f"XLA's outcome where the reference departs from it: {verdict.message}")
+        return Result(case, IMPL_DEFINED, f"implementation-defined: {verdict.message}", chosen=chosen)
+    return Result(case, PASSED, f"XLA's outcome where the reference departs from it: {verdict.message}", chosen=chosen)
 
 
 def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None,

@@ -195,3 +195,17 @@ def test_every_spec_entry_says_which_outcome_is_the_reference() -> None:
         for key, entry in spec.implementation_defined.items():
             assert "reference" in entry.outcomes[entry.reference], (spec.name, key)
             assert entry.doc, (spec.name, key)
+
+
+# -- reports say which profile ran ------------------------------------------------------------------
+def test_reports_name_the_profile(tmp_path, capsys) -> None:
+    import json
+
+    from conformance.cli import main
+    report, markdown = tmp_path / "r.json", tmp_path / "r.md"
+    status = main(["run", "--backend", "jax", "--ops", "Logistic", "--kinds", "golden", "--profile", "xla",
+                   "--report", str(report), "--markdown", str(markdown), "-q"])
+    assert status == 0
+    assert "profile xla" in capsys.readouterr().out
+    assert json.loads(report.read_text())["profile"] == "xla"
+    assert "profile `xla`" in markdown.read_text()
