@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from backend import etypes
 from backend.jax_backend import LOWERINGS
 from backend.jax_backend.indexing import DN, _moved, index_vector_last, scatter_arguments, scatter_combiner
 from backend.rules.linear_algebra import dot_dimension_numbers
@@ -152,9 +153,13 @@ def _srl_arithmetic(ctx: Any, lhs: Any, rhs: Any) -> Any:
 @mutant("shl_amount_modulo", "ShiftLeft", "amounts of the bit width or more taken modulo the width (x86)",
         "shift_out_of_range: masked_amount (x86 SHL)")
 def _shl_amount_modulo(ctx: Any, lhs: Any, rhs: Any) -> Any:
-    bits = 8 * lhs.dtype.itemsize
-    amount = lax.bitcast_convert_type(rhs, jnp.dtype(f"uint{bits}")) % bits if bits >= 8 else rhs
-    return lax.shift_left(lhs, lax.bitcast_convert_type(amount.astype(jnp.dtype(f"uint{bits}")), lhs.dtype))
+    bits = etypes.bit_width(ctx.shape.element_type())
+    if bits < 8:  # sub-byte types: the amount's value is its pattern read as unsigned
+        amount = jnp.where(rhs < 0, rhs.astype(jnp.int32) + (1 << bits), rhs.astype(jnp.int32)) % bits
+        return lax.shift_left(lhs, amount.astype(lhs.dtype))
+    unsigned = jnp.dtype(f"uint{bits}")
+    amount = lax.bitcast_convert_type(rhs, unsigned) % jnp.asarray(bits, unsigned)
+    return lax.shift_left(lhs, lax.bitcast_convert_type(amount, lhs.dtype))
 
 
 @mutant("sra_out_of_range_zero", "ShiftRightArithmetic", "an out-of-range amount gives 0 even for negative lhs")
