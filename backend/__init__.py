@@ -12,6 +12,8 @@ from backend.api_types import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
     GatherDimensionNumbers,
+    PaddingConfig,
+    PaddingConfigDimension,
     Precision,
     PrecisionConfig,
     ResultAccuracy,
@@ -19,6 +21,7 @@ from backend.api_types import (
     ScatterDimensionNumbers,
     make_convolution_dimension_numbers,
     make_dot_dimension_numbers,
+    make_padding_config,
 )
 from backend.backends import Backend, available_backends, get_backend, register_backend
 from backend.builder import ProgramShape, XlaBuilder, XlaComputation, XlaOp
@@ -28,8 +31,8 @@ from backend.shape import Layout, Shape, shape_from_pyval
 
 __all__ = [
     "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "DotDimensionNumbers",
-    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
+    "GatherDimensionNumbers", "Layout", "ScatterDimensionNumbers", "make_convolution_dimension_numbers", "OpError", "PaddingConfig", "PaddingConfigDimension", "Precision", "PrecisionConfig", "PrimitiveType", "ProgramShape",
     "ResultAccuracy", "ResultAccuracyMode", "Shape", "SpecError", "UnsupportedError", "XlaBuilder",
-    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "ops",
+    "XlaComputation", "XlaOp", "available_backends", "dtype_to_etype", "etype_to_dtype", "get_backend", "make_dot_dimension_numbers", "make_padding_config", "ops",
     "register_backend", "shape_from_pyval",
 ]

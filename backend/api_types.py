@@ -156,3 +156,35 @@ class ScatterDimensionNumbers:
     index_vector_dim: int = 0
     input_batching_dims: tuple[int, ...] = ()
     scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass
+class PaddingConfigDimension:
+    """The padding of one dimension: edges (may be negative, removing elements) and interior (>= 0)."""
+
+    edge_padding_low: int = 0
+    edge_padding_high: int = 0
+    interior_padding: int = 0
+
+
+@dataclasses.dataclass
+class PaddingConfig:
+    """One :class:`PaddingConfigDimension` per operand dimension, as xla_client's ``PaddingConfig``
+    (mutable like it: ``config.dimensions.append(dim)``)."""
+
+    dimensions: list[PaddingConfigDimension] = dataclasses.field(default_factory=list)
+
+    def triples(self) -> tuple[tuple[int, int, int], ...]:
+        """``((low, high, interior), ...)``, one per dimension."""
+        return tuple((d.edge_padding_low, d.edge_padding_high, d.interior_padding) for d in self.dimensions)
+
+    def __str__(self) -> str:
+        """XLA's text form: ``low_high`` per dimension joined by ``x``, ``_interior`` when any is nonzero."""
+        interior = any(d.interior_padding for d in self.dimensions)
+        return "x".join(f"{lo}_{hi}" + (f"_{inner}" if interior else "") for lo, hi, inner in self.triples())
+
+
+def make_padding_config(padding_config: object) -> PaddingConfig:
+    """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it."""
+    from backend.attributes import padding_config as normalize_padding_config
+    return normalize_padding_config(padding_config)

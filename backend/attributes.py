@@ -20,6 +20,8 @@ from backend.api_types import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
     GatherDimensionNumbers,
+    PaddingConfig,
+    PaddingConfigDimension,
     Precision,
     PrecisionConfig,
     ResultAccuracy,
@@ -218,12 +220,36 @@ def _precision_config(v: Any) -> PrecisionConfig:
     return PrecisionConfig(tuple(one(p) for p in _seq(v)))
 
 
+def padding_config(v: Any) -> PaddingConfig:
+    """A PaddingConfig (or any object with ``.dimensions`` of records with ``edge_padding_low``,
+    ``edge_padding_high``, ``interior_padding``), or a sequence of ``(low, high, interior)`` triples.
+    Returns a new PaddingConfig, so later changes to the caller's object do not reach the op."""
+    fields = ("edge_padding_low", "edge_padding_high", "interior_padding")
+    entries = _seq(v.dimensions) if hasattr(v, "dimensions") else _seq(v)
+    out = []
+    for i, entry in enumerate(entries):
+        if all(hasattr(entry, f) for f in fields):
+            triple = tuple(getattr(entry, f) for f in fields)
+        elif isinstance(entry, (str, bytes)) or not hasattr(entry, "__iter__"):
+            raise TypeError(f"padding_config entry {i} must be a (low, high, interior) triple, got {entry!r}")
+        else:
+            triple = tuple(entry)
+        if len(triple) != 3:
+            raise TypeError(f"padding_config entry {i} must be a (low, high, interior) triple, got {entry!r}")
+        try:
+            out.append(PaddingConfigDimension(*(_int(x) for x in triple)))
+        except TypeError as e:
+            raise TypeError(f"padding_config entry {i}: {e}") from None
+    return PaddingConfig(out)
+
+
 NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "convolution_dimension_numbers": convolution_dimension_numbers,
     "gather_dimension_numbers": lambda v: _dimension_record(GatherDimensionNumbers, v),
     "scatter_dimension_numbers": lambda v: _dimension_record(ScatterDimensionNumbers, v),
     "dot_dimension_numbers": dot_dimension_numbers,
     "precision_config": _precision_config,
+    "padding_config": padding_config,
     "int": _int,
     "bool": _bool,
     "float": _float,
@@ -254,7 +280,7 @@ def normalize(type_name: str, value: Any) -> Any:
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
     if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
-                          GatherDimensionNumbers, ScatterDimensionNumbers)):
+                          GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig)):
         return str(value)
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value

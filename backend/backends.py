@@ -19,7 +19,7 @@ import numpy as np
 from backend import etypes
 from backend.builder import XlaComputation
 from backend.errors import OpError
-from backend.shape import Shape
+from backend.shape import Shape, runtime_size_mismatch
 
 ENTRY_POINT_GROUP = "xla_semantics.backends"
 
@@ -52,7 +52,7 @@ def _check_value(name: str, i: int, shape: Shape, value: Any) -> Any:
         et = etypes.dtype_to_etype(arr.dtype)
     except ValueError:
         et = None
-    if et != shape.element_type() or arr.shape != shape.dimensions():
+    if et != shape.element_type() or runtime_size_mismatch(shape, arr.shape) is not None:
         raise OpError(name, "arguments", f"argument {i} must be {shape}, got {arr.dtype}{list(arr.shape)}")
     return arr
 

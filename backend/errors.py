@@ -28,6 +28,16 @@ class OpError(ValueError):
         super().__init__(f"{op}: {constraint} violated{where}: {message}")
 
 
+class RuntimeSizeError(OpError):
+    """A runtime dimension size is invalid: outside ``[0, bound]`` of a bounded-dynamic dimension, or
+    inconsistent with the other sizes (DynamicReshape's element count, two dynamic operands of an
+    element-wise op whose runtime sizes differ). Raised while running a computation, not while
+    building it, so its ``constraint`` is ``runtime-size`` rather than a spec constraint id."""
+
+    def __init__(self, op: str, message: str, arg: str | None = None, values: dict[str, Any] | None = None) -> None:
+        super().__init__(op, "runtime-size", message, arg, values)
+
+
 class UnsupportedError(RuntimeError):
     """A backend cannot run an op (or an element type) and says why."""
 

@@ -15,7 +15,7 @@ from backend import attributes, broadcasting, etypes
 from backend.builder import XlaBuilder, XlaOp
 from backend.errors import OpError
 from backend.rules import SHAPE_RULES, OpContext
-from backend.shape import Shape
+from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -74,18 +74,20 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
         if a.element is None:
             continue
         allowed = spec.element_types[a.element]
-        for s in (shapes[a.name] if a.kind == "operands" else [shapes[a.name]]):
+        group = shapes[a.name] if a.kind == "operands" else [shapes[a.name]]
+        for k, s in enumerate(group):
+            label = f"{a.name}[{k}]" if a.kind == "operands" else a.name
             et = s.element_type()
             if not s.is_array() or et not in allowed:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
-                raise OpError(spec.name, spec.type_constraint, f"element type of '{a.name}' must be one of "
+                raise OpError(spec.name, spec.type_constraint, f"element type of '{label}' must be one of "
                               f"[{names}], got {s}", a.name, {a.name: str(s)})
             if a.element in seen and seen[a.element][1] != et:
                 other = seen[a.element][0]
-                raise OpError(spec.name, spec.type_constraint, f"'{other}' and '{a.name}' must have the same "
+                raise OpError(spec.name, spec.type_constraint, f"'{other}' and '{label}' must have the same "
                               f"element type, got {etypes.short_name(seen[a.element][1])} and "
                               f"{etypes.short_name(et)}", a.name)
-            seen.setdefault(a.element, (a.name, et))
+            seen.setdefault(a.element, (label, et))
 
 
 def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
@@ -126,7 +128,8 @@ def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
 def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, bdims: tuple[int, ...]) -> XlaOp:
     """The implicit broadcast XlaBuilder inserts for element-wise ops (an explicit BroadcastInDim)."""
     placement = broadcasting.operand_placement(shape.rank(), result.rank(), bdims)
-    target = Shape.array_shape(shape.element_type(), result.dimensions())
+    dynamic = broadcast_dynamic_dimensions(result.dimensions(), [(shape, placement)])
+    target = Shape.array_shape(shape.element_type(), result.dimensions(), dynamic_dimensions=dynamic)
     return builder.add_instruction("BroadcastInDim", [op], (("operand", None),),
                                    {"out_dim_size": result.dimensions(), "broadcast_dimensions": placement}, target)
 

@@ -1,4 +1,9 @@
-"""The ``reference`` backend: runs a computation with the NumPy evaluators (the oracle)."""
+"""The ``reference`` backend: runs a computation with the NumPy evaluators (the oracle).
+
+Programs with bounded-dynamic dimensions run here with runtime-sized values (see
+:mod:`backend.reference.dynamic_shape`): the walker aligns the operands of element-wise ops to
+their runtime sizes and checks every value against its static shape.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +12,41 @@ from typing import Any
 
 from backend.backends import check_arguments, flatten_result
 from backend.builder import XlaComputation
-from backend.interpreter import GraphWalker
+from backend.errors import UnsupportedError
+from backend.interpreter import EvalContext, GraphWalker
 from backend.reference import EVALUATORS
+from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
+
+
+class RuntimeSizedWalker(GraphWalker):
+    """The graph walker with runtime sizes: values of dynamic shapes are arrays of their runtime size."""
+
+    def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
+        if ctx.shape.is_static() and all(s.is_static() for s in ctx.operand_shapes):
+            return fn(ctx, *operands)
+        reason = unsupported_reason(ctx.inst.opcode, list(ctx.operand_shapes), ctx.shape)
+        if reason:
+            raise UnsupportedError(self.backend, ctx.inst.opcode, reason)
+        value = fn(ctx, *align_runtime_sizes(ctx, operands))
+        check_runtime_value(ctx, value)
+        return value
 
 
 class ReferenceBackend:
     name = "reference"
 
     def __init__(self) -> None:
-        self._walker = GraphWalker(self.name, EVALUATORS)
+        self._walker = RuntimeSizedWalker(self.name, EVALUATORS)
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for inst in computation.instructions:
-            if inst.opcode not in EVALUATORS:
-                return f"{inst.opcode} has no reference evaluator"
+        for comp in [*computation.subcomputations(), computation]:
+            for inst in comp.instructions:
+                if inst.opcode not in EVALUATORS:
+                    return f"{inst.opcode} has no reference evaluator"
+                reason = unsupported_reason(inst.opcode, [comp.instruction(o).shape for o in inst.operands],
+                                            inst.shape)
+                if reason:
+                    return reason
         return None
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:

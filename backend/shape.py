@@ -6,6 +6,11 @@ major-to-minor, i.e. ``(rank-1, ..., 0)``), and optionally ``padded_dimensions``
 ``padding_value``. :func:`linear_index` / :func:`multi_index` convert between
 multi-dimensional and linear indices for a shape and layout; :func:`to_linear_memory`
 lays an array out in memory as the document describes.
+
+Bounded dynamic dimensions: an array shape says, per dimension, whether its size is dynamic.
+A dynamic dimension's size in the shape is its bound (the most it can hold); the size a value
+actually has is only known at run time and lies in ``[0, bound]``. XLA prints such a dimension
+``<=bound``: ``f32[<=5,3]`` has a dynamic dimension 0 of bound 5 and a static dimension 1.
 """
 
 from __future__ import annotations
@@ -59,28 +64,48 @@ class Layout:
 class Shape:
     """An array, tuple or token shape (the surface of ``xla_client.Shape``)."""
 
-    __slots__ = ("_etype", "_dims", "_layout", "_tuple")
+    __slots__ = ("_etype", "_dims", "_layout", "_tuple", "_dynamic")
 
     def __init__(self, etype: PrimitiveType, dims: tuple[int, ...] = (), layout: Layout | None = None,
-                 tuple_shapes: tuple[Shape, ...] | None = None) -> None:
+                 tuple_shapes: tuple[Shape, ...] | None = None, dynamic: tuple[bool, ...] | None = None) -> None:
         self._etype = PrimitiveType(etype)
         self._dims = tuple(int(d) for d in dims)
         self._tuple = tuple_shapes
         if layout is not None and len(layout.minor_to_major) != len(self._dims):
             raise ValueError(f"layout {list(layout.minor_to_major)} does not match rank {len(self._dims)}")
         self._layout = layout
+        self._dynamic = (False,) * len(self._dims) if dynamic is None else tuple(bool(d) for d in dynamic)
+        if len(self._dynamic) != len(self._dims):
+            raise ValueError(f"dynamic_dimensions {list(self._dynamic)} must have one entry per dimension "
+                             f"({len(self._dims)})")
 
     # -- constructors -------------------------------------------------------------------
     @staticmethod
-    def array_shape(element_type: Any, dims: Iterable[int], layout: Sequence[int] | Layout | None = None) -> Shape:
-        """``Shape.array_shape(PrimitiveType.F32, (2, 3))``; a NumPy dtype works as the type too."""
+    def array_shape(element_type: Any, dims: Iterable[int], layout: Sequence[int] | Layout | None = None,
+                    dynamic_dimensions: Sequence[bool] | None = None) -> Shape:
+        """``Shape.array_shape(PrimitiveType.F32, (2, 3))``; a NumPy dtype works as the type too.
+
+        ``dynamic_dimensions`` (one bool per dimension) marks bounded-dynamic dimensions, whose
+        size in ``dims`` is the bound: ``Shape.array_shape(F32, (5, 3), dynamic_dimensions=[True, False])``
+        is ``f32[<=5,3]``.
+        """
         et = _as_etype(element_type)
         dims = tuple(int(d) for d in dims)
         if any(d < 0 for d in dims):
             raise ValueError(f"dimension sizes must be >= 0, got {list(dims)}")
         if layout is not None and not isinstance(layout, Layout):
             layout = Layout(layout)
-        return Shape(et, dims, layout)
+        dynamic = None
+        if dynamic_dimensions is not None:
+            if isinstance(dynamic_dimensions, (str, bytes)) or not isinstance(dynamic_dimensions, Iterable):
+                raise ValueError(f"dynamic_dimensions must be a sequence of bools, got {dynamic_dimensions!r}")
+            dynamic = tuple(dynamic_dimensions)
+            if not all(isinstance(d, (bool, np.bool_)) for d in dynamic):
+                raise ValueError(f"dynamic_dimensions must be a sequence of bools, got {list(dynamic)}")
+            if len(dynamic) != len(dims):
+                raise ValueError(f"dynamic_dimensions {[bool(d) for d in dynamic]} must have one entry per "
+                                 f"dimension ({len(dims)})")
+        return Shape(et, dims, layout, dynamic=dynamic)
 
     @staticmethod
     def scalar_shape(element_type: Any) -> Shape:
@@ -108,6 +133,27 @@ class Shape:
     def rank(self) -> int:
         return len(self._dims)
 
+    def is_dynamic_dimension(self, dimension: int) -> bool:
+        """Whether ``dimension`` is bounded-dynamic (its size in :meth:`dimensions` is the bound)."""
+        if not 0 <= dimension < len(self._dims):
+            raise ValueError(f"dimension {dimension} is out of range for {self} (rank {len(self._dims)})")
+        return self._dynamic[dimension]
+
+    def dynamic_dimensions(self) -> tuple[bool, ...]:
+        return self._dynamic
+
+    def is_static(self) -> bool:
+        """No dynamic dimension, here or in any tuple element."""
+        if self.is_tuple():
+            return all(s.is_static() for s in self.tuple_shapes())
+        return not any(self._dynamic)
+
+    def is_dynamic(self) -> bool:
+        return not self.is_static()
+
+    def with_dynamic_dimensions(self, dynamic_dimensions: Sequence[bool]) -> Shape:
+        return Shape.array_shape(self._etype, self._dims, self._layout, dynamic_dimensions)
+
     def is_tuple(self) -> bool:
         return self._etype == PrimitiveType.TUPLE
 
@@ -133,22 +179,22 @@ class Shape:
         return int(np.prod(self._dims, dtype=np.int64)) if self._dims else 1
 
     def with_element_type(self, etype: PrimitiveType) -> Shape:
-        return Shape(etype, self._dims, self._layout)
+        return Shape(etype, self._dims, self._layout, dynamic=self._dynamic)
 
     def with_major_to_minor_layout_if_absent(self) -> Shape:
         if self.is_tuple():
             return Shape.tuple_shape(s.with_major_to_minor_layout_if_absent() for s in self.tuple_shapes())
-        return Shape(self._etype, self._dims, self.layout())
+        return Shape(self._etype, self._dims, self.layout(), dynamic=self._dynamic)
 
     # -- dunder ---------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Shape):
             return NotImplemented
         return (self._etype == other._etype and self._dims == other._dims
-                and self._tuple == other._tuple)
+                and self._dynamic == other._dynamic and self._tuple == other._tuple)
 
     def __hash__(self) -> int:
-        return hash((self._etype, self._dims, self._tuple))
+        return hash((self._etype, self._dims, self._dynamic, self._tuple))
 
     def __repr__(self) -> str:
         return str(self)
@@ -158,7 +204,8 @@ class Shape:
             return "(" + ", ".join(str(s) for s in self.tuple_shapes()) + ")"
         if self.is_token():
             return "token[]"
-        return f"{etypes.short_name(self._etype)}[{','.join(str(d) for d in self._dims)}]"
+        dims = ",".join(f"<={d}" if dyn else str(d) for d, dyn in zip(self._dims, self._dynamic))
+        return f"{etypes.short_name(self._etype)}[{dims}]"
 
     def to_string(self, with_layout: bool = True) -> str:
         if self.is_tuple():
@@ -182,6 +229,38 @@ def shape_from_pyval(pyval: Any) -> Shape:
         return Shape.tuple_shape(shape_from_pyval(v) for v in pyval)
     arr = np.asarray(pyval)
     return Shape.array_shape(etypes.dtype_to_etype(arr.dtype), arr.shape)
+
+
+def runtime_size_mismatch(shape: Shape, runtime_dims: Sequence[int]) -> str | None:
+    """Why an array of ``runtime_dims`` cannot be a value of ``shape``, or None when it can.
+
+    A static dimension must have exactly its size; a dynamic one any size in ``[0, bound]``.
+    """
+    if len(runtime_dims) != shape.rank():
+        return f"rank {len(runtime_dims)} differs from the rank {shape.rank()} of {shape}"
+    for i, (size, bound, dynamic) in enumerate(zip(runtime_dims, shape.dimensions(), shape.dynamic_dimensions())):
+        if dynamic and not 0 <= size <= bound:
+            return f"dimension {i} has runtime size {size}, outside [0, {bound}] of {shape}"
+        if not dynamic and size != bound:
+            return f"dimension {i} has size {size}, but it is static with size {bound} in {shape}"
+    return None
+
+
+def broadcast_dynamic_dimensions(out_dims: Sequence[int], operands: Iterable[tuple[Shape, Sequence[int]]]
+                                 ) -> tuple[bool, ...]:
+    """Which result dimensions are dynamic when each ``(shape, placement)`` operand maps its dimension ``i``
+    to result dimension ``placement[i]`` (element-wise ops, BroadcastInDim).
+
+    A result dimension is dynamic where a dynamic operand dimension of the same bound maps to it. A
+    dimension of size 1 that broadcasts to a larger one does not pass its dynamism on (XLA's rule:
+    ``<=X`` with ``1`` gives ``<=X``, ``1`` with ``X`` gives ``X``).
+    """
+    dynamic = [False] * len(out_dims)
+    for shape, placement in operands:
+        for i, d in enumerate(placement):
+            if shape.is_dynamic_dimension(i) and shape.dimensions()[i] == out_dims[d]:
+                dynamic[d] = True
+    return tuple(dynamic)
 
 
 def canonical_dimension(dim: int, rank: int) -> int:

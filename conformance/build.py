@@ -54,12 +54,21 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
 
     ``params`` is a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the
     case's operands, for Call-like ops), or ``scalars`` (the default: one scalar per operand of
-    ``op``, of the first operand's element type, for reducer-like ops).
+    ``op``, of the first operand's element type, for reducer-like ops). ``{op: Add, pairwise: N}``
+    is a variadic reducer over the element types of the first N operands: it returns the tuple of
+    ``op(acc_i, x_i)``.
     """
     from specs.loader import parse_shape
 
     op = desc["op"]
     params = desc.get("params", "scalars")
+    if "pairwise" in desc:  # a variadic reducer of N values: (acc_0..acc_N-1, x_0..x_N-1) -> (op(acc_i, x_i))...
+        n = int(desc["pairwise"])
+        scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes[:n]]
+        sub = XlaBuilder(f"{op.lower()}_pairwise_computation")
+        p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(scalars + scalars)]
+        ops.Tuple(sub, [getattr(ops, op)(p[i], p[n + i]) for i in range(n)])
+        return sub.build()
     if params == "operands":
         shapes = list(operand_shapes)
     elif params == "scalars":

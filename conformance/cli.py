@@ -1,8 +1,10 @@
-"""``python -m conformance run --backend jax [--ops Add,Pow] [--report r.json] ...``"""
+"""``python -m conformance run --backend jax [--ops Add,Pow] [--report r.json] ...``;
+``python -m conformance coverage [--json] [--check] [--write-allowlist]``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -34,12 +36,53 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     run.add_argument("-v", "--verbose", action="store_true", help="print every failing case's reproduction")
     sub.add_parser("list", help="list ops with specs and the available backends")
+    cov = sub.add_parser("coverage", help="list the arguments and documented edges that no case exercises")
+    cov.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
+    cov.add_argument("--seed", type=int, default=0, help="seed for generated cases")
+    cov.add_argument("--json", action="store_true", help="print {op: [uncovered items]} as JSON")
+    cov.add_argument("--check", action="store_true", help="exit 1 if the list differs from the allowlist")
+    cov.add_argument("--write-allowlist", action="store_true", help="write the list to the allowlist file")
     return p
+
+
+def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
+    from conformance import coverage
+
+    names = [n.strip() for n in args.ops.split(",") if n.strip()]
+    unknown = [n for n in names if n not in all_specs]
+    if unknown:
+        print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    chosen = {n: all_specs[n] for n in names} if names else all_specs
+    uncovered = coverage.coverage(chosen, args.seed)
+    if args.write_allowlist:
+        if names:
+            print("error: --write-allowlist covers every spec; drop --ops", file=sys.stderr)
+            return 2
+        coverage.write_allowlist(uncovered)
+        print(f"wrote {sum(map(len, uncovered.values()))} items to {coverage.ALLOWLIST_PATH}")
+        return 0
+    if args.json:
+        print(json.dumps({"uncovered": uncovered, "total_items": coverage.total_items(chosen)}, indent=1))
+    else:
+        print(coverage.table(uncovered, coverage.total_items(chosen)))
+    if args.check:
+        result = coverage.compare(uncovered, coverage.read_allowlist())
+        if names:  # only the chosen ops: ignore the allowlist's other entries
+            keep = set(names)
+            result = coverage.Comparison(result.new, [i for i in result.stale if i.split()[0] in keep],
+                                         result.new_ops)
+        if not result.ok:
+            print(result.message(), file=sys.stderr)
+            return 1
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     all_specs = specs.load_all()
+    if args.command == "coverage":
+        return _coverage(args, all_specs)
     if args.command == "list":
         print("backends:", ", ".join(available_backends()))
         for name, spec in all_specs.items():

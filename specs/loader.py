@@ -85,11 +85,13 @@ class _Ctx:
 
 
 # -- literals ---------------------------------------------------------------------------------
-_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,\s]*)\]\s*$")
+_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,<=\s]*)\]\s*$")
+_DIM_RE = re.compile(r"^(<=)?([0-9]+)$")
 
 
 def parse_shape(text: str) -> Shape:
-    """``f32[2,3]`` -> Shape; ``token[]`` is the token shape; ``(f32[2], s32[])`` a tuple shape."""
+    """``f32[2,3]`` -> Shape; ``f32[<=5,3]`` has a dynamic dimension of bound 5; ``token[]`` is the
+    token shape; ``(f32[2], s32[])`` a tuple shape."""
     text = text.strip()
     if text.startswith("(") and text.endswith(")"):
         inner = text[1:-1].strip()
@@ -101,8 +103,12 @@ def parse_shape(text: str) -> Shape:
     if m.group(1) == "token":
         return Shape.token_shape()
     et = etypes.from_short_name(m.group(1))
-    dims = [int(d) for d in m.group(2).replace(" ", "").split(",") if d]
-    return Shape.array_shape(et, dims)
+    entries = [_DIM_RE.match(d) for d in m.group(2).replace(" ", "").split(",") if d]
+    if not all(entries):
+        raise ValueError(f"not a shape: '{text}' (a dimension is a size like 3 or a bound like <=5)")
+    dims = [int(e.group(2)) for e in entries if e]
+    dynamic = [e.group(1) is not None for e in entries if e]
+    return Shape.array_shape(et, dims, dynamic_dimensions=dynamic)
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -8,7 +8,7 @@ import specs
 from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.pallas_backend import PALLAS_LOWERINGS
 from conformance import cases_for, run_cases
-from conformance.runner import PASSED
+from conformance.runner import IMPL_DEFINED, PASSED
 
 
 def _matmul(etype=PrimitiveType.F32, m=128, k=256, n=128):
@@ -44,5 +44,6 @@ def test_result_matches_float64_product():
 def test_conformance_golden_and_generated_cases(op):
     cases = [c for c in cases_for(specs.get(op)) if c.kind != "error"][:24]
     results = run_cases(cases, get_backend("pallas"))
-    bad = [f"{r.case.id}: {r.message}" for r in results if r.status != PASSED]
+    # overflowing_products: the kernel's f32 accumulation gives one of the allowed outcomes (NaN)
+    bad = [f"{r.case.id}: {r.message}" for r in results if r.status not in (PASSED, IMPL_DEFINED)]
     assert not bad, "\n".join(bad)

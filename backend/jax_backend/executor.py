@@ -48,13 +48,17 @@ class JaxBackend:
         return (self._device or jax.devices()[0]).platform
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for inst in computation.instructions:
-            if inst.opcode not in self._table:
-                return f"{inst.opcode} has no jax lowering"
-            for shape in _leaf_shapes(inst.shape):
-                if shape.element_type() in UNSUPPORTED_TYPES:
-                    return (f"{inst.opcode}: jax cannot hold {etypes.short_name(shape.element_type())} arrays "
-                            "(it stores them as pred)")
+        for comp in [*computation.subcomputations(), computation]:
+            for inst in comp.instructions:
+                if inst.opcode not in self._table:
+                    return f"{inst.opcode} has no jax lowering"
+                for shape in _leaf_shapes(inst.shape):
+                    if shape.element_type() in UNSUPPORTED_TYPES:
+                        return (f"{inst.opcode}: jax cannot hold {etypes.short_name(shape.element_type())} arrays "
+                                "(it stores them as pred)")
+                    if not shape.is_static():
+                        return (f"{inst.opcode}: its result {shape} has a bounded-dynamic dimension, and jax.lax "
+                                "arrays have static sizes (run it on the reference backend)")
         return None
 
     def lower(self, computation: XlaComputation) -> Any:

@@ -87,6 +87,18 @@ def any_zero(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
         return np.asarray(actual).astype(np.float64) == 0
 
 
+def non_finite(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """+inf, -inf or NaN (either part of a complex value)."""
+    with np.errstate(invalid="ignore"):
+        a = np.asarray(actual).astype(np.complex128)
+    return ~np.isfinite(a)
+
+
+def any_value(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Every value of the element type."""
+    return np.ones(np.shape(actual), bool)
+
+
 def nan_of(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return np.full(shape, np.nan).astype(dtype)
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed
+from backend.reference.allowed import Allowed, non_finite
 from backend.reference.elementwise import widen
+from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -112,12 +112,16 @@ def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 @implementation_defined(*CONV_OPS)
 def convolution_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
-    """Where an inf/NaN kernel element meets padding or a hole: nothing added (XLA) or 0 * inf = NaN."""
-    et = ctx.shape.element_type()
-    if not (etypes.is_float(et) or etypes.is_complex(et)):
+    """``padding_times_non_finite``: where an inf/NaN kernel element meets padding or a hole, nothing added
+    (XLA) or 0 * inf = NaN; ``accumulation_overflow``: float results where a product or partial sum may
+    leave the type's range, the exact sum or a non-finite value."""
+    if not is_inexact(ctx.shape.numpy_dtype()):
         return {}
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     with np.errstate(all="ignore"):
         mask = _to_output_layout(convolve(lhs, rhs, args)[1], args)
+        bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
     nan = np.full(mask.shape, np.nan).astype(ctx.shape.numpy_dtype())
-    return {"padding_times_non_finite": Allowed(mask, {"zeros": nan})}
+    return {"padding_times_non_finite": Allowed(mask, {"zeros": nan}),
+            "accumulation_overflow": Allowed(accumulation_may_overflow(bound, ctx.shape.numpy_dtype()),
+                                             {"non_finite": non_finite})}

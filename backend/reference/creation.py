@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from backend.errors import RuntimeSizeError
 from backend.reference import evaluator
 from backend.reference.conversion import convert_array
 
@@ -22,10 +23,16 @@ def constant(ctx: Any) -> Any:
 
 @evaluator("BroadcastInDim")
 def broadcast_in_dim(ctx: Any, operand: np.ndarray) -> np.ndarray:
-    out = ctx.attr("out_dim_size")
+    """A dynamic output dimension takes the runtime size of the operand dimension mapped to it."""
+    out = list(ctx.attr("out_dim_size"))
     placed = [1] * len(out)
     for i, d in enumerate(ctx.attr("broadcast_dimensions")):
         placed[d] = operand.shape[i]
+        if ctx.shape.is_dynamic_dimension(d):
+            out[d] = operand.shape[i]
+        elif operand.shape[i] not in (1, out[d]):  # a dynamic dimension of bound 1 holding 0 elements
+            raise RuntimeSizeError("BroadcastInDim", f"operand dimension {i} has runtime size {operand.shape[i]}, "
+                                   f"which cannot broadcast to size {out[d]}", "operand")
     return np.broadcast_to(operand.reshape(placed), out).copy()
 
 

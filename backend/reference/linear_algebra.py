@@ -5,10 +5,13 @@ from __future__ import annotations
 import string
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
+from backend import etypes
 from backend.api_types import DotDimensionNumbers
-from backend.reference import evaluator
+from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, non_finite
 from backend.reference.elementwise import widen
 from backend.rules.linear_algebra import dot_dimension_numbers
 
@@ -40,3 +43,37 @@ def dot_general(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 @evaluator("Dot")
 def dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return dot_general_einsum(lhs, rhs, dot_dimension_numbers(lhs.ndim), ctx.shape.numpy_dtype())
+
+
+def finite_magnitude(x: np.ndarray) -> np.ndarray:
+    """|x| in float64 (|re| + |im| for complex, which bounds every partial product), non-finite as 0."""
+    with np.errstate(all="ignore"):
+        wide = x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+        mag = np.abs(wide.real) + np.abs(wide.imag) if x.dtype.kind == "c" else np.abs(wide)
+    return np.where(np.isfinite(mag), mag, 0.0)
+
+
+def accumulation_may_overflow(magnitude_sum: np.ndarray, result_dtype: np.dtype) -> np.ndarray:
+    """Where a sum of products whose magnitudes sum to ``magnitude_sum`` may overflow the result
+    type in some order of accumulation (with a margin for rounding of the partial sums)."""
+    real = np.dtype(np.float32 if result_dtype == np.complex64 else np.float64) if result_dtype.kind == "c" \
+        else result_dtype
+    return magnitude_sum > float(ml_dtypes.finfo(real).max) * (1 - 2.0 ** -10)
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    et = etypes.dtype_to_etype(dtype)
+    return etypes.is_float(et) or etypes.is_complex(et)
+
+
+@implementation_defined("Dot", "DotGeneral")
+def dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+    """``accumulation_overflow``: float results where a product or a partial sum can leave the
+    result type's range although the exact sum may not (XLA accumulates in the result type)."""
+    out = ctx.shape.numpy_dtype()
+    if not is_inexact(out):
+        return {}
+    dn = ctx.attr("dimension_numbers") if ctx.attrs.get("dimension_numbers") is not None \
+        else dot_dimension_numbers(lhs.ndim)
+    bound = dot_general_einsum(finite_magnitude(lhs), finite_magnitude(rhs), dn, np.dtype(np.float64))
+    return {"accumulation_overflow": Allowed(accumulation_may_overflow(bound, out), {"non_finite": non_finite})}

@@ -20,6 +20,7 @@ from backend.builder import XlaComputation
 from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed
+from backend.reference.elementwise import widen
 from backend.rules.reduction import Window, window_of
 
 Combine = Callable[[list[np.ndarray], list[np.ndarray]], list[np.ndarray]]
@@ -58,6 +59,8 @@ def _initial(inits: Sequence[np.ndarray], acc_dtypes: Sequence[np.dtype], dims: 
 @evaluator("Reduce")
 def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
     reduced = sorted(ctx.attr("dimensions_to_reduce"))
+    if not reduced:  # XLA: reducing no dimension returns the operands, the init value never combined
+        return operands[0].copy() if len(operands) == 1 else tuple(x.copy() for x in operands)
     kept = [d for d in range(operands[0].ndim) if d not in reduced]
     kept_dims = [operands[0].shape[d] for d in kept]
     dtypes = [x.dtype for x in operands]
@@ -113,6 +116,40 @@ def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.nda
                 new = combine(accs, [x[index] for x in operands])
                 accs = [np.where(valid, n, a) for n, a in zip(new, accs)]
     return _finish(accs, dtypes)
+
+
+@implementation_defined("Reduce")
+def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+    """An Add reduction with a non-zero init value: the init value may be combined k times,
+    0 <= k <= max(1, n), with the sum of the n reduced elements (the reference: once; none when no
+    dimension is reduced)."""
+    comp = ctx.attr("computation")
+    et = etypes.dtype_to_etype(operands[0].dtype)
+    if len(operands) != 1 or binary_reducer_name(comp) != "add" or not (etypes.is_int(et) or etypes.is_float(et)):
+        return {}
+    init = widen(np.asarray(init_values[0]))
+    if init == 0:
+        return {}
+    reduced = ctx.attr("dimensions_to_reduce")
+    n = int(np.prod([operands[0].shape[d] for d in reduced], dtype=np.int64))
+    with np.errstate(all="ignore"):
+        total = widen(np.asarray(reduce(ctx, operands, [np.zeros_like(init_values[0])])))
+    limit = max(1, n)
+    floating = etypes.is_float(et)
+
+    def k_times(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            d = widen(np.asarray(actual)) - total
+            if floating:
+                k = np.round(d / init)
+                close = np.abs(d - k * init) <= 1e-3 * np.maximum(np.abs(widen(np.asarray(actual))), np.abs(init))
+                return close & (k >= 0) & (k <= limit)
+            bits = 8 * operands[0].dtype.itemsize
+            ks = np.arange(limit + 1, dtype=np.int64)
+            wrapped = (total[..., None] + ks * np.int64(init)) & np.int64((1 << bits) - 1 if bits < 64 else -1)
+            want = widen(np.asarray(actual)).astype(np.int64)[..., None] & np.int64((1 << bits) - 1 if bits < 64 else -1)
+            return (wrapped == want).any(axis=-1)
+    return {"non_identity_init": Allowed(np.ones(np.shape(total), bool), {"k_times": k_times})}
 
 
 def _selected(ctx: Any, operand: np.ndarray, window: Window, out_dims: Sequence[int],

@@ -95,7 +95,7 @@ def _log1p_complex(z: Array) -> Array:
 
 
 def _erf(x: Array) -> Array:
-    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.float64)  # a scalar for rank 0
 
 
 def _logistic(x: Array) -> Array:

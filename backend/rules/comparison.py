@@ -11,7 +11,7 @@ from backend import etypes
 from backend.api_types import ComparisonDirection, ComparisonType
 from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
-from backend.rules.elementwise import binary_elementwise
+from backend.rules.elementwise import binary_elementwise, same_shape_dynamic_dimensions
 from backend.shape import Shape
 
 _UNORDERED_DIRECTIONS = (ComparisonDirection.EQ, ComparisonDirection.NE)
@@ -67,7 +67,8 @@ def select(ctx: OpContext) -> Shape:
     if pred.rank() != 0 and pred.dimensions() != on_true.dimensions():
         raise ctx.fail("C3", f"pred must be a scalar or have the shape of on_true {list(on_true.dimensions())}, "
                        f"got {pred}", "pred", pred=str(pred), on_true=str(on_true))
-    return Shape.array_shape(on_true.element_type(), on_true.dimensions())
+    return Shape.array_shape(on_true.element_type(), on_true.dimensions(), dynamic_dimensions=
+                             same_shape_dynamic_dimensions(on_true, pred, on_true, on_false))
 
 
 @shape_rule("Clamp")
@@ -79,4 +80,5 @@ def clamp(ctx: OpContext) -> Shape:
             raise ctx.fail(constraint, f"{name} must be a scalar or have the shape of operand "
                            f"{list(operand.dimensions())}, got {bound}", name, **{name: str(bound)},
                            operand=str(operand))
-    return Shape.array_shape(operand.element_type(), operand.dimensions())
+    return Shape.array_shape(operand.element_type(), operand.dimensions(), dynamic_dimensions=
+                             same_shape_dynamic_dimensions(operand, operand, ctx.shape("min"), ctx.shape("max")))

@@ -23,7 +23,7 @@ def _new_element_type(ctx: OpContext, constraint: str, allowed: tuple[PrimitiveT
 def convert_element_type(ctx: OpContext) -> Shape:
     operand = ctx.shape("operand")
     new = _new_element_type(ctx, "C2", etypes.ARRAY_TYPES)
-    return Shape.array_shape(new, operand.dimensions())
+    return Shape.array_shape(new, operand.dimensions(), dynamic_dimensions=operand.dynamic_dimensions())
 
 
 @shape_rule("BitcastConvertType")
@@ -36,17 +36,17 @@ def bitcast_convert_type(ctx: OpContext) -> Shape:
                        f"{etypes.short_name(new)})", "new_element_type", operand=str(operand),
                        new_element_type=etypes.short_name(new))
     in_bits, out_bits = etypes.bit_width(old), etypes.bit_width(new)
-    dims = operand.dimensions()
+    dims, dynamic = operand.dimensions(), operand.dynamic_dimensions()
     if in_bits > out_bits:
-        dims = dims + (in_bits // out_bits,)
+        dims, dynamic = dims + (in_bits // out_bits,), dynamic + (False,)
     elif in_bits < out_bits:
         ratio = out_bits // in_bits
         if not dims or dims[-1] != ratio:
             raise ctx.fail("C4", f"bitcasting {operand} to the wider {etypes.short_name(new)} needs a last "
                            f"dimension of size {ratio} (= {out_bits} / {in_bits} bits)", "operand",
                            operand=str(operand), ratio=ratio)
-        dims = dims[:-1]
-    return Shape.array_shape(new, dims)
+        dims, dynamic = dims[:-1], dynamic[:-1]
+    return Shape.array_shape(new, dims, dynamic_dimensions=dynamic)
 
 
 @shape_rule("ReducePrecision")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape, shape_from_pyval
+from backend.shape import Shape, broadcast_dynamic_dimensions, shape_from_pyval
 
 
 @shape_rule("Parameter")
@@ -45,7 +45,8 @@ def broadcast_in_dim(ctx: OpContext) -> Shape:
         if size not in (1, out[d]):
             raise ctx.fail("C5", f"operand dimension {i} has size {size}, which must be 1 or out_dim_size[{d}] = "
                            f"{out[d]}", "operand")
-    return Shape.array_shape(operand.element_type(), out)
+    return Shape.array_shape(operand.element_type(), out,
+                             dynamic_dimensions=broadcast_dynamic_dimensions(out, [(operand, bdims)]))
 
 
 @shape_rule("Iota")
@@ -84,4 +85,5 @@ def broadcast(ctx: OpContext) -> Shape:
     if any(d < 0 for d in sizes):
         raise ctx.fail("C1", f"broadcast_sizes must be >= 0, got {list(sizes)}", "broadcast_sizes",
                        broadcast_sizes=list(sizes))
-    return Shape.array_shape(operand.element_type(), tuple(sizes) + operand.dimensions())
+    return Shape.array_shape(operand.element_type(), tuple(sizes) + operand.dimensions(),
+                             dynamic_dimensions=(False,) * len(sizes) + operand.dynamic_dimensions())

@@ -13,7 +13,7 @@ from __future__ import annotations
 from backend import broadcasting, etypes
 from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
+from backend.shape import Shape, broadcast_dynamic_dimensions
 
 BINARY_CONSTRAINTS = {"dims_length": "C2", "dims_range": "C2", "same_rank_dims": "C2", "dims_order": "C3",
                       "incompatible": "C4"}
@@ -42,7 +42,8 @@ def result_element_type(ctx: OpContext, operand_type: PrimitiveType) -> Primitiv
 @shape_rule("unary_elementwise")
 def unary_elementwise(ctx: OpContext) -> Shape:
     operand = ctx.shape("operand")
-    return Shape.array_shape(result_element_type(ctx, operand.element_type()), operand.dimensions())
+    return Shape.array_shape(result_element_type(ctx, operand.element_type()), operand.dimensions(),
+                             dynamic_dimensions=operand.dynamic_dimensions())
 
 
 @shape_rule("binary_elementwise")
@@ -54,4 +55,12 @@ def binary_elementwise(ctx: OpContext) -> Shape:
     except broadcasting.BroadcastError as e:
         raise ctx.fail(BINARY_CONSTRAINTS[e.rule], str(e), "broadcast_dimensions", lhs=str(lhs), rhs=str(rhs),
                        broadcast_dimensions=list(bdims)) from None
-    return Shape.array_shape(result_element_type(ctx, lhs.element_type()), dims)
+    dynamic = broadcast_dynamic_dimensions(dims, [(s, broadcasting.operand_placement(s.rank(), len(dims), bdims))
+                                                  for s in (lhs, rhs)])
+    return Shape.array_shape(result_element_type(ctx, lhs.element_type()), dims, dynamic_dimensions=dynamic)
+
+
+def same_shape_dynamic_dimensions(result: Shape, *operands: Shape) -> tuple[bool, ...]:
+    """The dynamism of an element-wise result whose operands have its dimensions (or are scalars)."""
+    dims = result.dimensions()
+    return broadcast_dynamic_dimensions(dims, [(s, range(s.rank())) for s in operands if s.rank() == len(dims)])

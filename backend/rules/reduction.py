@@ -105,8 +105,8 @@ def _check_reducer(ctx: OpContext, operands: list[Shape], constraint: str) -> li
     return types
 
 
-def _result(types: list[PrimitiveType], dims: Sequence[int]) -> Shape:
-    shapes = [Shape.array_shape(t, dims) for t in types]
+def _result(types: list[PrimitiveType], dims: Sequence[int], dynamic: Sequence[bool] | None = None) -> Shape:
+    shapes = [Shape.array_shape(t, dims, dynamic_dimensions=dynamic) for t in types]
     return shapes[0] if len(shapes) == 1 else Shape.tuple_shape(shapes)
 
 
@@ -119,8 +119,9 @@ def reduce(ctx: OpContext) -> Shape:
         raise ctx.fail("C6", f"dimensions_to_reduce {dims} must be distinct dimensions of the rank-{rank} operands",
                        "dimensions_to_reduce", dimensions_to_reduce=dims, operand=str(operands[0]))
     types = _check_reducer(ctx, operands, "C5")
-    kept = [s for d, s in enumerate(operands[0].dimensions()) if d not in dims]
-    return _result(types, kept)
+    kept = [d for d in range(rank) if d not in dims]
+    dynamic = [any(s.is_dynamic_dimension(d) for s in operands) for d in kept]
+    return _result(types, [operands[0].dimensions()[d] for d in kept], dynamic)
 
 
 @shape_rule("ReduceWindow")
