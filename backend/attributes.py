@@ -8,6 +8,7 @@ A type ending in ``?`` also accepts ``None``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -35,13 +36,13 @@ from backend.shape import Shape
 
 def _int(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"expected an integer, got {v!r}")
+        raise TypeError(f"expected an integer, got {_short_repr(v)}")
     return int(v)
 
 
 def _int_list(v: Any) -> tuple[int, ...]:
-    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
-        raise TypeError(f"expected a sequence of integers, got {v!r}")
+    if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__iter__"):
+        raise TypeError(f"expected a sequence of integers, got {_short_repr(v)}")
     return tuple(_int(x) for x in v)
 
 
@@ -84,16 +85,29 @@ def _str(v: Any) -> str:
 
 
 def element_type(v: Any) -> PrimitiveType:
-    if isinstance(v, PrimitiveType):
-        return v
-    if isinstance(v, str):
-        return etypes.from_short_name(v)
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return PrimitiveType(int(v))
+    """An array element type: a PrimitiveType, a NumPy dtype (or type), or a name like ``'f32'``."""
     try:
-        return etypes.dtype_to_etype(v)
-    except ValueError:
-        raise TypeError(f"expected an element type (PrimitiveType, dtype or name like 'f32'), got {v!r}") from None
+        if isinstance(v, PrimitiveType):
+            et = v
+        elif isinstance(v, str):
+            et = etypes.from_short_name(v)
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            et = PrimitiveType(int(v))
+        elif v is None or isinstance(v, (bool, float, list, tuple, dict, bytes)):
+            raise ValueError
+        else:
+            et = etypes.dtype_to_etype(v)
+    except Exception:
+        raise TypeError("expected an element type (PrimitiveType, dtype or name like 'f32'), "
+                        f"got {_short_repr(v)}") from None
+    if et not in etypes.ARRAY_TYPES:
+        raise ValueError(f"expected an array element type, got {et.name}")
+    return et
+
+
+def _short_repr(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _shape(v: Any) -> Shape:
@@ -134,20 +148,41 @@ def _comparison_type(v: Any) -> ComparisonType:
     raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
 
 
-def _result_accuracy(v: Any) -> ResultAccuracy:
-    if isinstance(v, ResultAccuracy):
+def _accuracy_mode(v: Any) -> ResultAccuracyMode:
+    if isinstance(v, ResultAccuracyMode):
         return v
-    if isinstance(v, str) and v.upper() in ("DEFAULT", "HIGHEST"):
-        return ResultAccuracy(ResultAccuracyMode[v.upper()])
-    if isinstance(v, dict):
+    if isinstance(v, str) and v.upper() in ResultAccuracyMode.__members__:
+        return ResultAccuracyMode[v.upper()]
+    raise ValueError(f"expected a result accuracy mode (DEFAULT, HIGHEST, TOLERANCE), got {_short_repr(v)}")
+
+
+def _tolerance_bound(name: str, v: Any) -> float:
+    x = _float(v)
+    if not math.isfinite(x):  # the sign is the op's constraint (its shape rule checks it)
+        raise ValueError(f"result_accuracy {name} must be a finite number, got {v!r}")
+    return x
+
+
+def _result_accuracy(v: Any) -> ResultAccuracy:
+    """A ResultAccuracy, ``'DEFAULT'``/``'HIGHEST'``, ``{mode: ...}`` or ``{atol, rtol, ulps}``."""
+    if isinstance(v, str):
+        mode = _accuracy_mode(v)
+        if mode == ResultAccuracyMode.TOLERANCE:
+            raise ValueError("a TOLERANCE result_accuracy needs its atol, rtol and ulps: give {atol, rtol, ulps}")
+        return ResultAccuracy(mode)
+    if isinstance(v, ResultAccuracy):
+        fields = {"mode": v.mode, "atol": v.atol, "rtol": v.rtol, "ulps": v.ulps}
+    elif isinstance(v, dict):
         unknown = set(v) - {"mode", "atol", "rtol", "ulps"}
         if unknown:
-            raise ValueError(f"unknown result_accuracy keys {sorted(unknown)}")
-        if "mode" in v:
-            return ResultAccuracy(ResultAccuracyMode[str(v["mode"]).upper()])
-        return ResultAccuracy(ResultAccuracyMode.TOLERANCE, float(v.get("atol", 0.0)), float(v.get("rtol", 0.0)),
-                              int(v.get("ulps", 0)))
-    raise TypeError(f"expected a ResultAccuracy, 'DEFAULT', 'HIGHEST' or {{atol, rtol, ulps}}, got {v!r}")
+            raise ValueError(f"unknown result_accuracy keys {sorted(map(str, unknown))}")
+        fields = {"mode": ResultAccuracyMode.TOLERANCE if "mode" not in v else v["mode"], "atol": v.get("atol", 0.0),
+                  "rtol": v.get("rtol", 0.0), "ulps": v.get("ulps", 0)}
+    else:
+        raise TypeError(f"expected a ResultAccuracy, 'DEFAULT', 'HIGHEST' or {{atol, rtol, ulps}}, got {_short_repr(v)}")
+    mode = _accuracy_mode(fields["mode"])
+    return ResultAccuracy(mode, _tolerance_bound("atol", fields["atol"]), _tolerance_bound("rtol", fields["rtol"]),
+                          _int(fields["ulps"]))
 
 
 def _computation(v: Any) -> Any:
@@ -159,15 +194,8 @@ def _computation(v: Any) -> Any:
 
 def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
     """A DotDimensionNumbers, a mapping of its four fields, or ``((lc, rc), (lb, rb))``."""
-    if isinstance(v, DotDimensionNumbers):
-        return v
-    if isinstance(v, dict):
-        unknown = set(v) - {f.name for f in dataclasses.fields(DotDimensionNumbers)}
-        if unknown:
-            raise ValueError(f"unknown dimension-number fields {sorted(unknown)}")
-        return DotDimensionNumbers(**{k: _int_list(x) for k, x in v.items()})
-    if hasattr(v, "lhs_contracting_dimensions"):
-        return DotDimensionNumbers(*(_int_list(getattr(v, f.name)) for f in dataclasses.fields(DotDimensionNumbers)))
+    if isinstance(v, (DotDimensionNumbers, dict)) or hasattr(v, "lhs_contracting_dimensions"):
+        return _dimension_record(DotDimensionNumbers, v)
     parts = _seq(v)
     if len(parts) != 2:
         raise TypeError(f"expected ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), got {v!r}")
@@ -179,21 +207,25 @@ def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
 
 
 def _dimension_record(cls: type, v: Any) -> Any:
-    """A dimension-numbers dataclass from itself, a mapping of its fields, or an object with them."""
-    if isinstance(v, cls):
-        return v
+    """A dimension-numbers dataclass from itself, a mapping of its fields, or an object with them;
+    every field checked (an int, or a sequence of ints) whichever way it came."""
     fields = {f.name: f for f in dataclasses.fields(cls)}
     if isinstance(v, dict):
         unknown = set(v) - set(fields)
         if unknown:
-            raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
+            raise ValueError(f"unknown {cls.__name__} fields {sorted(map(str, unknown))}")
         values = v
-    elif all(hasattr(v, name) for name in fields):
+    elif isinstance(v, cls) or (v is not None and all(hasattr(v, name) for name in fields)):
         values = {name: getattr(v, name) for name in fields}
     else:
-        raise TypeError(f"expected a {cls.__name__} (or a mapping of its fields), got {v!r}")
-    return cls(**{name: (_int(x) if fields[name].type in ("int", int) else _int_list(x))
-                  for name, x in values.items()})
+        raise TypeError(f"expected a {cls.__name__} (or a mapping of its fields), got {_short_repr(v)}")
+    checked = {}
+    for name, x in values.items():
+        try:
+            checked[name] = _int(x) if fields[name].type in ("int", int) else _int_list(x)
+        except TypeError as e:
+            raise TypeError(f"{cls.__name__}.{name}: {e}") from None
+    return cls(**checked)
 
 
 def convolution_dimension_numbers(v: Any) -> ConvolutionDimensionNumbers | None:
@@ -214,10 +246,13 @@ def _precision_config(v: Any) -> PrecisionConfig:
         raise ValueError(f"expected a precision (DEFAULT, HIGH, HIGHEST), got {p!r}")
 
     if isinstance(v, PrecisionConfig):
-        return v
+        v = v.operand_precision
     if isinstance(v, (str, Precision)):
         return PrecisionConfig((one(v), one(v)))
-    return PrecisionConfig(tuple(one(p) for p in _seq(v)))
+    precisions = tuple(one(p) for p in _seq(v))
+    if len(precisions) not in (0, 2):  # none: the default for both operands
+        raise ValueError(f"expected one precision per operand (2), got {len(precisions)}")
+    return PrecisionConfig(precisions)
 
 
 def padding_config(v: Any) -> PaddingConfig:

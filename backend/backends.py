@@ -33,27 +33,83 @@ class Backend(Protocol):
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]: ...
 
 
+def check_computation(computation: Any) -> XlaComputation:
+    """``computation`` itself when it is an XlaComputation, else an OpError."""
+    if not isinstance(computation, XlaComputation):
+        raise OpError("execute", "arguments", "expected an XlaComputation (from XlaBuilder.build()), got "
+                      f"{_describe(computation)}", "computation")
+    return computation
+
+
+def check_replicas(computation: XlaComputation, replicas: Any) -> int:
+    """``replicas`` as an int >= 1, else an OpError."""
+    if isinstance(replicas, bool) or not isinstance(replicas, (int, np.integer)) or replicas < 1:
+        raise OpError(computation.name, "arguments", f"replicas must be an integer >= 1, got {replicas!r}",
+                      "replicas", {"replicas": replicas})
+    return int(replicas)
+
+
+class ArgumentChecker:
+    """Checks the arguments of one computation; its parameter shapes are worked out once.
+
+    A list or tuple of arrays whose (dtype, shape) pairs equal the parameters' passes with one
+    list comparison (the executors' hot path); anything else gets the full check.
+    """
+
+    def __init__(self, computation: XlaComputation) -> None:
+        self.name = computation.name
+        self.shapes = computation.program_shape().parameter_shapes()
+        self.signature = [(s.numpy_dtype(), s.dimensions()) if s.is_array() else None for s in self.shapes]
+
+    def __call__(self, arguments: Any) -> Sequence[Any]:
+        if type(arguments) is list or type(arguments) is tuple:
+            try:
+                if [(v.dtype, v.shape) for v in arguments] == self.signature:
+                    return arguments  # type: ignore[no-any-return]
+            except AttributeError:  # not arrays: the full check says what they should be
+                pass
+        return self.full_check(arguments)
+
+    def full_check(self, arguments: Any) -> list[Any]:
+        if type(arguments) not in (list, tuple):
+            arguments = _sequence(self.name, arguments)
+        if len(arguments) != len(self.shapes):
+            raise OpError(self.name, "arguments", f"expects {len(self.shapes)} arguments, got {len(arguments)}",
+                          "arguments")
+        return [_check_value(self.name, i, shape, value) for i, (shape, value) in enumerate(zip(self.shapes, arguments))]
+
+
 def check_arguments(computation: XlaComputation, arguments: Sequence[Any]) -> list[Any]:
     """Arguments as NumPy values matching the computation's parameters, or an OpError."""
-    params = computation.program_shape().parameter_shapes()
-    if len(arguments) != len(params):
-        raise OpError(computation.name, "arguments", f"expects {len(params)} arguments, got {len(arguments)}")
-    return [_check_value(computation.name, i, s, a) for i, (s, a) in enumerate(zip(params, arguments))]
+    return list(ArgumentChecker(check_computation(computation))(arguments))
+
+
+def _describe(value: Any) -> str:
+    return "None" if value is None else f"{type(value).__name__} {value!r}"[:120]
+
+
+def _sequence(name: str, arguments: Any) -> Sequence[Any]:
+    if isinstance(arguments, (str, bytes, dict, np.ndarray)) or not isinstance(arguments, Sequence):
+        raise OpError(name, "arguments", f"arguments must be a list or tuple of values, got {_describe(arguments)}",
+                      "arguments")
+    return arguments
 
 
 def _check_value(name: str, i: int, shape: Shape, value: Any) -> Any:
     if shape.is_tuple():
         if not isinstance(value, (tuple, list)) or len(value) != len(shape.tuple_shapes()):
             raise OpError(name, "arguments", f"argument {i} must be a tuple of {len(shape.tuple_shapes())} "
-                          f"values for {shape}")
+                          f"values for {shape}, got {_describe(value)}", "arguments")
         return tuple(_check_value(name, i, s, v) for s, v in zip(shape.tuple_shapes(), value))
-    arr = np.asarray(value)
     try:
+        arr = np.asarray(value)
         et = etypes.dtype_to_etype(arr.dtype)
-    except ValueError:
-        et = None
+    except Exception:  # ragged nesting, objects NumPy cannot hold, dtypes XLA has no type for
+        raise OpError(name, "arguments", f"argument {i} must be {shape}, got {_describe(value)}",
+                      "arguments") from None
     if et != shape.element_type() or runtime_size_mismatch(shape, arr.shape) is not None:
-        raise OpError(name, "arguments", f"argument {i} must be {shape}, got {arr.dtype}{list(arr.shape)}")
+        raise OpError(name, "arguments", f"argument {i} must be {shape}, got {arr.dtype}{list(arr.shape)}",
+                      "arguments")
     return arr
 
 

@@ -8,6 +8,7 @@ op's shape rule, insert implicit broadcasts, add the instruction.
 from __future__ import annotations
 
 import inspect
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,16 @@ from backend.rules import SHAPE_RULES, OpContext
 from backend.shape import Shape, broadcast_dynamic_dimensions
 
 
+def _python_name(arg: str) -> str:
+    """The signature's name for a spec argument: a Python keyword gets a trailing underscore (``from_``)."""
+    return arg + "_" if keyword.iskeyword(arg) else arg
+
+
+def _spec_arg_name(key: str) -> str:
+    """The spec argument a keyword names: ``from_`` and ``from`` (via ``**{"from": x}``) both name ``from``."""
+    return key[:-1] if key.endswith("_") and keyword.iskeyword(key[:-1]) else key
+
+
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     names = [a.name for a in spec.args]
     if len(args) > len(names):
@@ -25,6 +36,7 @@ def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str,
                       f"got {len(args)}")
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
+        key = _spec_arg_name(key)
         if key not in names:
             raise OpError(spec.name, "arg-type", f"unknown argument '{key}' (arguments: {', '.join(names)})", key)
         if key in bound:
@@ -63,8 +75,9 @@ def _find_builder(spec: Any, bound: dict[str, Any]) -> XlaBuilder:
             elif b is not builder:
                 raise OpError(spec.name, "arg-type", "operands come from different builders "
                               f"('{builder.name}' and '{b.name}')", a.name)
-    if builder is None:
-        raise OpError(spec.name, "arg-type", "no operand or builder given")
+    if builder is None:  # only variadic operands, all empty: nothing says which builder to add to
+        first = next((a.name for a in spec.args if a.kind in ("builder", "operand", "operands")), None)
+        raise OpError(spec.name, "arg-type", "no operand or builder given", first)
     return builder
 
 
@@ -138,7 +151,7 @@ def _make(spec: Any) -> Callable[..., XlaOp]:
     def op_function(*args: Any, **kwargs: Any) -> XlaOp:
         return build_op(spec, args, kwargs)
 
-    params = [inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    params = [inspect.Parameter(_python_name(a.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 default=inspect.Parameter.empty if a.required else a.default) for a in spec.args]
     op_function.__name__ = op_function.__qualname__ = spec.name
     op_function.__doc__ = f"{spec.summary}\n\nSignatures: {'; '.join(spec.signatures)}\n\n{spec.semantics}"

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backend.backends import check_arguments, flatten_result
+import numpy as np
+
+from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
 from backend.builder import XlaComputation
 from backend.errors import UnsupportedError
 from backend.interpreter import EvalContext, GraphWalker
@@ -22,6 +24,12 @@ class RuntimeSizedWalker(GraphWalker):
     """The graph walker with runtime sizes: values of dynamic shapes are arrays of their runtime size."""
 
     def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
+        value = self._evaluate(fn, ctx, operands)
+        # NumPy gives scalars, not 0-d arrays, for some rank-0 results; the next op may assign into
+        # its operand's copy (DynamicUpdateSlice of a rank-0 Max crashed; found by the fuzzer).
+        return value if isinstance(value, (tuple, list)) else np.asarray(value)
+
+    def _evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
         if ctx.shape.is_static() and all(s.is_static() for s in ctx.operand_shapes):
             return fn(ctx, *operands)
         reason = unsupported_reason(ctx.inst.opcode, list(ctx.operand_shapes), ctx.shape)
@@ -39,7 +47,7 @@ class ReferenceBackend:
         self._walker = RuntimeSizedWalker(self.name, EVALUATORS)
 
     def supports(self, computation: XlaComputation) -> str | None:
-        for comp in [*computation.subcomputations(), computation]:
+        for comp in [*check_computation(computation).subcomputations(), computation]:
             for inst in comp.instructions:
                 if inst.opcode not in EVALUATORS:
                     return f"{inst.opcode} has no reference evaluator"
@@ -51,5 +59,6 @@ class ReferenceBackend:
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
         args = check_arguments(computation, arguments)
+        check_replicas(computation, replicas)
         result = self._walker.run(computation, args)
         return flatten_result(result, computation.root_instruction.shape)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 import numpy as np
 
 import specs
 from backend import ops
-from backend.builder import XlaBuilder, XlaComputation
+from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.shape import Shape, shape_from_pyval
 
 
@@ -23,30 +24,46 @@ def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tupl
     first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
     """
     builder = XlaBuilder(spec.name.lower())
-    kwargs: dict[str, Any] = dict(attrs)
     args: list[Any] = []
+    add_op(builder, spec, inputs, attrs, args)
+    return builder.build(), [v for v in args if not isinstance(v, Shape)]
+
+
+def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[str, Any], args: list[Any],
+           bound: dict[str, XlaOp] | None = None) -> XlaOp:
+    """Adds ``spec``'s op to ``builder`` and returns it.
+
+    Operands named in ``bound`` take those existing ops (a program chaining several ops); every
+    other operand input becomes a new Parameter, numbered after ``args``, to which its value is
+    appended.
+    """
+    bound = bound or {}
+    kwargs: dict[str, Any] = dict(attrs)
+    operand_shapes: list[Shape] = []
     for a in spec.args:
         if a.kind == "builder":
             kwargs[a.name] = builder
             if a.name in inputs:
                 ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), "existing")
                 args.append(inputs[a.name])
+        elif a.kind == "operand" and a.name in bound:
+            kwargs[a.name] = bound[a.name]
+            operand_shapes.append(builder.get_shape(bound[a.name]))
         elif a.kind == "operand" and a.name in inputs:
             kwargs[a.name] = ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), a.name)
+            operand_shapes.append(_param_shape(inputs[a.name]))
             args.append(inputs[a.name])
         elif a.kind == "operands" and a.name in inputs:
             group = []
             for v in inputs[a.name]:
                 group.append(ops.Parameter(builder, len(args), _param_shape(v), f"{a.name}{len(group)}"))
+                operand_shapes.append(_param_shape(v))
                 args.append(v)
             kwargs[a.name] = group
-    operand_shapes = [_param_shape(v) for a in spec.operand_args if a.name in inputs
-                      for v in (inputs[a.name] if a.kind == "operands" else [inputs[a.name]])]
     for a in spec.args:
         if (a.kind == "computation" or a.type == "computation") and isinstance(kwargs.get(a.name), dict):
             kwargs[a.name] = computation_from_description(kwargs[a.name], operand_shapes)
-    getattr(ops, spec.name)(**kwargs)
-    return builder.build(), [v for v in args if not isinstance(v, Shape)]
+    return getattr(ops, spec.name)(**kwargs)
 
 
 def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape]) -> XlaComputation:
@@ -98,16 +115,17 @@ def reproduction(case: Any, backend: str) -> str:
             continue
         values = value if isinstance(value, list) else [value]
         names = []
+        py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
         for v in values:
             shape = _param_shape(v)
-            var = f"{name}{len(names)}" if isinstance(value, list) else name
+            var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
             lines.append(f"{var} = ops.Parameter(b, {n}, Shape.array_shape({str(shape.element_type().name)!r}, "
                          f"{shape.dimensions()}), {var!r})")
             names.append(var)
             n += 1
             if not isinstance(v, Shape):
                 arg_values.append(_array_literal(v))
-        call_args.append(f"{name}=[{', '.join(names)}]" if isinstance(value, list) else f"{name}={name}")
+        call_args.append(f"{py_name}=[{', '.join(names)}]" if isinstance(value, list) else f"{py_name}={py_name}")
     call_args += [f"{k}={v!r}" for k, v in case.attrs.items()]
     lines.append(f"ops.{case.op}({', '.join(call_args)})")
     if case.violates:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import specs
 from backend.backends import available_backends, get_backend
@@ -36,6 +38,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     run.add_argument("-v", "--verbose", action="store_true", help="print every failing case's reproduction")
     sub.add_parser("list", help="list ops with specs and the available backends")
+    fz = sub.add_parser("fuzz", help="differential search: random valid programs on the reference and a backend")
+    fz.add_argument("--examples", type=int, default=200, help="how many programs to run")
+    fz.add_argument("--seed", type=int, default=0, help="seed of the search")
+    fz.add_argument("--ops", default="", help="comma-separated op names to draw from (default: every op)")
+    fz.add_argument("--max-steps", type=int, default=5, help="longest chain of ops in one program")
+    fz.add_argument("--backend", default="jax", help="the backend compared with the reference")
+    fz.add_argument("-v", "--verbose", action="store_true", help="list every disagreement, not one per cause")
     cov = sub.add_parser("coverage", help="list the arguments and documented edges that no case exercises")
     cov.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
     cov.add_argument("--seed", type=int, default=0, help="seed for generated cases")
@@ -89,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name:<28} {spec.family}")
         return 0
     names = [n.strip() for n in args.ops.split(",") if n.strip()] or list(all_specs)
+    if args.command == "fuzz":
+        return _fuzz(args, names, all_specs)
     unknown = [n for n in names if n not in all_specs]
     if unknown:
         print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
@@ -127,3 +138,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         write_markdown(args.markdown, results, backend.name, seconds, args.profile)
     return 1 if failed else 0
+
+
+def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
+    from conformance.fuzz import fuzz, summary_text
+
+    unknown = [n for n in names if n not in all_specs]
+    if unknown:
+        print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    try:
+        backend = get_backend(args.backend)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+
+    shown = 0
+
+    def progress(report: Any) -> None:
+        nonlocal shown
+        for f in report.findings[shown:]:
+            print(f"... disagreement in program {report.programs}: {f.signature} ({f.program.describe()}): "
+                  f"{f.message.splitlines()[0][:200]}", flush=True)
+        shown = len(report.findings)
+        if report.programs % 100 == 0:
+            print(f"... {report.programs} programs, {len(report.findings)} disagreements", flush=True)
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop and report what ran
+    report = fuzz(args.examples, args.seed, names, args.max_steps, backend, progress)
+    print(summary_text(report, args.verbose))
+    print(f"\nfuzz seed {args.seed} on {backend.name}: {report.programs} programs in "
+          f"{time.perf_counter() - start:.1f} s, {len(report.findings)} disagreements")
+    return 1 if report.findings else 0

@@ -39,7 +39,7 @@ def error_cases(spec: Any) -> list[Case]:
                  attrs=dict(ex.attrs), violates=ex.violates) for ex in spec.errors]
 
 
-def _type_var(spec: Any) -> str | None:
+def type_var(spec: Any) -> str | None:
     """The type variable generated cases range over: the result's, else the first operand's."""
     result = str(spec.result.get("element", ""))
     if result in spec.element_types:
@@ -50,18 +50,23 @@ def _type_var(spec: Any) -> str | None:
     return next(iter(spec.element_types), None)
 
 
+def candidate_types(spec: Any) -> list[PrimitiveType | None]:
+    """The element types generated cases range over (``[None]`` for an op with no type variable)."""
+    var = type_var(spec)
+    if "element_types" in spec.generator:
+        return list(etypes.resolve_types(spec.generator["element_types"]))
+    if var is not None:
+        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
+        return [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
+    return [None]
+
+
 def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     if not spec.executable:
         return []
     gen = spec.generator
-    var = _type_var(spec)
-    if "element_types" in gen:
-        types = list(etypes.resolve_types(gen["element_types"]))
-    elif var is not None:
-        # F8E8M0FNU is a scale type (no zero, no sign): generated only where a spec names it.
-        types = [t for t in spec.element_types[var] if t != PrimitiveType.F8E8M0FNU]
-    else:
-        types = [None]
+    var = type_var(spec)
+    types = candidate_types(spec)
     configs = gen.get("configs") or [{"shapes": None}]
     shapes = [tuple(s) for s in gen.get("shapes", STANDARD_SHAPES)]
     count = int(gen.get("count", DEFAULT_COUNT))
@@ -82,20 +87,15 @@ def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     return out
 
 
-def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
-                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
-    from backend.backends import get_backend
-    from conformance.build import build_case
-
+def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                dims: tuple[int, ...] | None, rng: np.random.Generator, values_hint: dict[str, Any],
+                specials: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """Random operand values for one generator config (``dims``: the shape of operands the config
+    leaves open), with their shapes as labels; None when the config cannot give every operand a type
+    and a shape."""
     types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
-    attrs = dict(config.get("attrs") or {})
-    values_hint = spec.generator.get("values") or {}
-    specials = spec.generator.get("special_values", True)
-    label_shapes = []
+    label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
-    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
-    rng_seed = zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode())
-    rng = np.random.default_rng(rng_seed)
     for a in spec.operand_args:
         t = types_fixed.get(a.name)
         if t is None:
@@ -114,6 +114,22 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
             continue
         inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
         label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+    return inputs, label_shapes
+
+
+def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
+                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
+    from backend.backends import get_backend
+    from conformance.build import build_case
+
+    attrs = dict(config.get("attrs") or {})
+    id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
+    rng = np.random.default_rng(zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode()))
+    drawn = draw_inputs(spec, var, etype, config, dims, rng, spec.generator.get("values") or {},
+                        spec.generator.get("special_values", True))
+    if drawn is None:
+        return None
+    inputs, label_shapes = drawn
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"

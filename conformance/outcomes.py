@@ -53,22 +53,9 @@ def check_profile(profile: str) -> None:
 
 def allowed_outcomes(spec: Any, comp: Any, args: list[Any]) -> dict[str, Any]:
     """The registered ``{id: Allowed}`` of the computation's root op, checked against the spec."""
-    from backend.interpreter import EvalContext, GraphWalker
-    from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
+    from backend.reference.allowed import root_outcomes
 
-    fn = IMPLEMENTATION_DEFINED.get(spec.name)
-    if fn is None:
-        return {}
-    root = comp.root_instruction
-    walker = GraphWalker("reference", EVALUATORS)
-    values: dict[int, Any] = {}
-    for inst in comp.instructions:
-        if inst.id == root.id:
-            break
-        values[inst.id] = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, args),
-                                                      *inst.grouped([values[o] for o in inst.operands]))
-    with np.errstate(all="ignore"):
-        table = fn(EvalContext(root, walker, args), *root.grouped([values[o] for o in root.operands]))
+    table = root_outcomes(comp, args)
     check_registered(spec, table)
     return table
 
@@ -87,6 +74,16 @@ def check_registered(spec: Any, table: dict[str, Any]) -> None:
 
 
 def _outcome_matches(outcome: Any, index: int, actual: np.ndarray, expected: np.ndarray, bound: Any) -> np.ndarray:
+    from backend.reference.allowed import Within
+
+    if isinstance(outcome, list):
+        hit = np.zeros(actual.shape, bool)
+        for one in outcome:
+            hit |= _outcome_matches(one, index, actual, expected, bound)
+        return hit
+    if isinstance(outcome, Within):
+        mask = np.asarray(outcome.mask[index] if isinstance(outcome.mask, tuple) else outcome.mask, bool)
+        return np.broadcast_to(mask, actual.shape) & _outcome_matches(outcome.outcome, index, actual, expected, bound)
     value = outcome[index] if isinstance(outcome, tuple) else outcome
     if callable(value):
         return np.broadcast_to(np.asarray(value(actual, expected), bool), actual.shape)

@@ -44,6 +44,10 @@ def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int
         flat = rng.integers(0, 2, n).astype(bool)
     elif etypes.is_int(etype):
         info = ml_dtypes.iinfo(dtype)
+        if hint.get("full_range"):  # anywhere in the type's range
+            wide = np.uint64 if etypes.is_unsigned_int(etype) else np.int64
+            flat = rng.integers(int(info.min), int(info.max), n, dtype=wide, endpoint=True)
+            return _with_specials(rng, etype, flat.astype(object), hint, specials, dims)
         lo = int(info.min) if lo is None else max(int(lo), int(info.min))
         hi = int(min(info.max, 100)) if hi is None else min(int(hi), int(info.max))
         lo = max(lo, -100) if hint.get("min") is None else lo
@@ -56,7 +60,15 @@ def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int
             flat = rng.uniform(float(lo if lo is not None else -10), float(hi if hi is not None else 10), n)
         else:
             flat = rng.normal(0, float(hint.get("scale", 3.0)), n)
-    flat = np.asarray(flat, dtype=object if etypes.is_int(etype) else None)
+    return _with_specials(rng, etype, np.asarray(flat, dtype=object if etypes.is_int(etype) else None), hint,
+                          specials, dims)
+
+
+def _with_specials(rng: np.random.Generator, etype: PrimitiveType, flat: np.ndarray, hint: dict[str, Any],
+                   specials: bool, dims: tuple[int, ...]) -> np.ndarray:
+    """``flat`` with special values mixed in (unless a value range is given), as an array of the type."""
+    n = flat.size
+    dtype = etypes.etype_to_dtype(etype)
     if specials and hint.get("special_values", True) and n >= 4 and "min" not in hint and "max" not in hint:
         pool = special_values(etype)
         k = min(len(pool), max(1, n // 3))

@@ -21,13 +21,27 @@ from backend import etypes
 from backend.errors import SpecError
 from backend.etypes import PrimitiveType
 from backend.shape import Shape
+from specs import cache as spec_cache
+from specs import field_types
 
 OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
 FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
             "reduction", "linear_algebra", "control_flow", "collective", "internal")
-_MISSING = object()
+
+
+class _Missing:
+    """The default of a required argument (picklable: it unpickles as the same object)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+    def __reduce__(self) -> str:
+        return "_MISSING"
+
+
+_MISSING = _Missing()
 
 
 # -- YAML with line numbers -------------------------------------------------------------------
@@ -38,8 +52,8 @@ class _Map(dict):
     lines: dict[str, int]
 
 
-class _LineLoader(yaml.SafeLoader):
-    pass
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (libyaml's when available), building :class:`_Map`s."""
 
 
 def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
@@ -49,7 +63,7 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in out:
-            raise SpecError(f"line {key_node.start_mark.line + 1}: duplicate key '{key}'")
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
         out[key] = loader.construct_object(value_node, deep=True)
         out.lines[key] = key_node.start_mark.line + 1
     return out
@@ -71,9 +85,11 @@ class _Ctx:
         loc = f"{self.path.name}" + (f":{line}" if line else "")
         return SpecError(f"{loc}: {where}: {message}")
 
-    def mapping(self, node: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> _Map:
+    def mapping(self, node: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = (),
+                types: dict[str, field_types.FieldType] | None = None, nullable: frozenset[str] = frozenset()) -> _Map:
+        """``node`` as a mapping with only the allowed keys, all required ones, and values of ``types``."""
         if not isinstance(node, dict):
-            raise self.fail(where, f"expected a mapping, got {type(node).__name__}")
+            raise self.fail(where, f"expected a mapping, got {type(node).__name__}", node)
         for key in node:
             if key not in required and key not in optional:
                 allowed = ", ".join(required + optional)
@@ -81,6 +97,9 @@ class _Ctx:
         for key in required:
             if key not in node:
                 raise self.fail(where, f"missing required key '{key}'", node)
+        if types is not None:
+            field_types.check_fields(node, types, lambda key, problem: self.fail(f"{where}.{key}", problem, node, key),
+                                     nullable)
         return node  # type: ignore[return-value]
 
 
@@ -128,6 +147,8 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _scalar(value: Any, etype: PrimitiveType) -> Any:
+    if value is None or isinstance(value, dict):
+        raise ValueError(f"{value!r} is not a {etypes.short_name(etype)} value")
     if isinstance(value, str):
         v = value.strip().lower()
         if v.startswith(("0x", "-0x")) and etypes.is_int(etype):
@@ -160,7 +181,15 @@ def parse_literal(node: Any) -> Any:
 
     Special float values are strings: ``nan``, ``inf``, ``-inf``, ``-0.0``; integers may be
     hex strings (``0x7f``); complex values are ``[re, im]`` pairs or strings (``1+2j``).
+    Any malformed literal is a ValueError.
     """
+    try:
+        return _literal_value(node)
+    except (TypeError, OverflowError, AttributeError) as e:  # values NumPy cannot hold as the key's type
+        raise ValueError(f"malformed literal {node!r}: {e}") from None
+
+
+def _literal_value(node: Any) -> Any:
     if not isinstance(node, dict) or len(node) != 1:
         raise ValueError(f"a literal is a one-key mapping like {{f32[2]: [1, 2]}}, got {node!r}")
     (key, value), = node.items()
@@ -317,7 +346,7 @@ def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
     def bound(v: Any, where: str) -> Bound | None:
         if v == "exact":
             return None
-        m = ctx.mapping(v, where, (), ("rtol", "atol"))
+        m = ctx.mapping(v, where, (), ("rtol", "atol"), types=field_types.BOUND)
         return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
 
     if node == "exact":
@@ -326,6 +355,8 @@ def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
         raise ctx.fail("tolerance", f"expected 'exact' or a mapping, got {node!r}")
     by_key: dict[str, Bound | None] = {}
     for key, value in node.items():
+        if not isinstance(key, str):
+            raise ctx.fail(f"tolerance.{key}", f"expected an element type or class name, got {key!r}", node, key)
         if key != "default" and key not in etypes.TYPE_CLASSES:
             try:
                 etypes.from_short_name(key)
@@ -342,16 +373,34 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
     out = []
     for name, desc in node.items():
         where = f"args.{name}"
-        m = ctx.mapping(desc, where, ("kind",), ("type", "element", "default", "doc", "broadcast",
-                                                      "constraint"))
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ctx.fail(where, f"argument names are Python identifiers, got {name!r}", node, name)
+        m = ctx.mapping(desc, where, ("kind",), ("type", "element", "default", "doc", "broadcast", "constraint"),
+                        types=field_types.ARG)
         if m["kind"] not in ARG_KINDS:
             raise ctx.fail(f"{where}.kind", f"unknown kind '{m['kind']}' (allowed: {', '.join(ARG_KINDS)})", m, "kind")
         if m["kind"] == "attribute" and "type" not in m:
             raise ctx.fail(where, "an attribute needs a 'type'", m)
+        if "type" in m:
+            _check_attribute_type(ctx, m, where)
         out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
     return tuple(out)
+
+
+def _check_attribute_type(ctx: _Ctx, m: _Map, where: str) -> None:
+    """The type is one the builder knows, and the default (if any) is a valid value of it."""
+    from backend import attributes
+
+    if m["type"].rstrip("?") not in attributes.NORMALIZERS:
+        raise ctx.fail(f"{where}.type", f"unknown attribute type '{m['type']}' (known: "
+                       f"{', '.join(sorted(attributes.NORMALIZERS))}; a trailing '?' allows null)", m, "type")
+    if "default" in m:
+        try:
+            attributes.normalize(m["type"], m["default"])
+        except Exception as e:
+            raise ctx.fail(f"{where}.default", f"not a valid {m['type']}: {e}", m, "default") from None
 
 
 def _parse_inputs(ctx: _Ctx, node: Any, where: str, literal: bool) -> dict[str, Any]:
@@ -379,9 +428,12 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     ctx = _Ctx(path)
     try:
         doc = yaml.load(path.read_text(), Loader=_LineLoader)  # noqa: S506 (safe loader subclass)
+    except yaml.MarkedYAMLError as e:
+        line = f":{e.problem_mark.line + 1}" if e.problem_mark is not None else ""
+        raise SpecError(f"{path.name}{line}: {e.problem or e}") from None
     except (yaml.YAMLError, SpecError) as e:
         raise SpecError(f"{path.name}: {e}") from None
-    top = ctx.mapping(doc, "spec", _TOP_REQUIRED, _TOP_OPTIONAL)
+    top = ctx.mapping(doc, "spec", _TOP_REQUIRED, _TOP_OPTIONAL, types=field_types.TOP, nullable=field_types.NULLABLE)
     name = top["op"]
     if not isinstance(name, str) or not re.match(r"^[A-Z][A-Za-z0-9]*$", name):
         raise ctx.fail("op", f"op name must be CamelCase, got {name!r}", top, "op")
@@ -419,7 +471,8 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"))
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+                        types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, arg_names)
         try:
             expected = parse_literal(m["expected"])
@@ -431,7 +484,8 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
-        m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"))
+        m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
+                        nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, arg_names)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
@@ -451,14 +505,17 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
 
     generator = top.get("generator") or {}
-    ctx.mapping(generator, "generator", (), _GENERATOR_KEYS)
+    ctx.mapping(generator, "generator", (), _GENERATOR_KEYS, types=field_types.GENERATOR)
+    for i, config in enumerate(generator.get("configs") or []):
+        ctx.mapping(config, f"generator.configs[{i}]", (), tuple(field_types.CONFIG), types=field_types.CONFIG)
+    ctx.mapping(top.get("result") or {}, "result", (), ("element",))
     impl = _parse_implementation_defined(ctx, top.get("implementation_defined"))
     for ex in examples:
         if ex.implementation_defined is not None and ex.implementation_defined not in impl:
             raise ctx.fail("examples", f"example '{ex.name}' names unknown implementation_defined "
                            f"'{ex.implementation_defined}'")
-    spec = OpSpec(name=name, family=top["family"], summary=str(top["summary"]).strip(),
-                  semantics=str(top.get("semantics", "")).strip(), signatures=tuple(top["signatures"]), args=args,
+    spec = OpSpec(name=name, family=top["family"], summary=top["summary"].strip(),
+                  semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
                   tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
@@ -541,9 +598,14 @@ def _check_outcome_function(ctx: _Ctx, spec: OpSpec) -> None:
 
 @functools.cache
 def load_all() -> dict[str, OpSpec]:
-    """Every spec under specs/ops, keyed by op name."""
+    """Every spec under specs/ops, keyed by op name (from the parsed-spec cache when it is current)."""
+    paths = sorted(OPS_DIR.glob("*.yaml"))
+    return spec_cache.cached("specs", spec_cache.content_key(paths), lambda: _load_paths(paths))
+
+
+def _load_paths(paths: list[Path]) -> dict[str, OpSpec]:
     out: dict[str, OpSpec] = {}
-    for path in sorted(OPS_DIR.glob("*.yaml")):
+    for path in paths:
         spec = load_file(path)
         if spec.name in out:
             raise SpecError(f"{path.name}: op '{spec.name}' is also defined in {out[spec.name].path.name}")

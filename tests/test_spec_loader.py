@@ -90,3 +90,76 @@ def test_every_shipped_spec_loads_and_covers_its_constraints():
     assert len(all_specs) >= 5
     for spec in all_specs.values():
         assert {e.violates for e in spec.errors} == set(spec.constraints), spec.name
+
+
+GEN = 'generator:\n  count: 3\n  configs:\n    - {shapes: {lhs: [2], rhs: [2]}}\n'
+
+# (old text, new text, "file:line: field: message" the SpecError must give)
+WRONGLY_TYPED = [
+    ("summary: test copy of Add.", "summary: 5", r"add.yaml:3: spec.summary: expected a string, got int 5"),
+    ("summary: test copy of Add.", "summary: [a, b]", r"add.yaml:3: spec.summary: expected a string, got list"),
+    ('signatures: ["Add(lhs, rhs)"]', "signatures: Add(lhs, rhs)",
+     r"add.yaml:4: spec.signatures: expected a list of a string, got str"),
+    ('signatures: ["Add(lhs, rhs)"]', "signatures: [1, 2]", r"add.yaml:4: spec.signatures: item 0: expected a string"),
+    ("broadcast: true}\n  rhs", "broadcast: 'yes'}\n  rhs",
+     r"add.yaml:6: args.lhs.broadcast: expected true or false, got str 'yes'"),
+    ("broadcast: true}\n  rhs", "broadcast: 1}\n  rhs", r"args.lhs.broadcast: expected true or false, got int 1"),
+    ("lhs: {kind: operand, element: T", "lhs: {kind: operand, element: [T]", r"args.lhs.element: expected a string"),
+    ("type: int_list, default: []", "type: int_list, default: 3", r"add.yaml:8: args.broadcast_dimensions.default: "
+     r"not a valid int_list: expected a sequence of integers, got 3"),
+    ("type: int_list, default: []", "type: int_lst, default: []", r"add.yaml:8: args.broadcast_dimensions.type: "
+     r"unknown attribute type 'int_lst'"),
+    ("type: int_list, default: []", "type: 7, default: []", r"args.broadcast_dimensions.type: expected a string"),
+    ("element_types: {T: [float]}", "element_types: {T: float}", r"element_types: 'T': expected a list of a string"),
+    ("element_types: {T: [float]}", "element_types: {T: [1]}", r"element_types: 'T': item 0: expected a string"),
+    ("  C1: same element type.", "  C1: [same]", r"spec.constraints: 'C1': expected a string, got list"),
+    ("shape_rule: binary_elementwise", "shape_rule: true", r"spec.shape_rule: expected a string, got bool"),
+    ("tolerance: exact", "tolerance: {float: {rtol: 'x'}}", r"tolerance.float.rtol: expected a finite number >= 0"),
+    ("tolerance: exact", "tolerance: {float: {rtol: -1}}", r"tolerance.float.rtol: expected a finite number >= 0"),
+    ("tolerance: exact", "tolerance: {float: {atol: .nan}}", r"tolerance.float.atol: expected a finite number >= 0"),
+    ("tolerance: exact", "tolerance: {1: exact}", r"tolerance.1: expected an element type or class name"),
+    ("tolerance: exact", "tolerance: exact\nexecutable: 'false'", r"spec.executable: expected true or false"),
+    ("- name: one", "- name: 1", r"add.yaml:15: examples\[0\].name: expected a string, got int 1"),
+    ("- name: one", "- name: one\n    doc: [x]", r"examples\[0\].doc: expected a string"),
+    ("{violates: C1,", "{violates: 1,", r"errors\[0\].violates: expected a string, got int 1"),
+    ("{violates: C1,", "{name: [x], violates: C1,", r"errors\[0\].name: expected a string"),
+    ('inputs: {lhs: "f32[1]", rhs: "s32[1]"}', "inputs: [lhs]", r"add.yaml:19: errors\[0\].inputs: expected a mapping"),
+    ('expected: {"f32[1]": [3]}', 'expected: {"f32[1]": [null]}', r"examples\[0\].expected: None is not a f32 value"),
+    ('expected: {"f32[1]": [3]}', 'expected: {"u8[1]": [-1]}', r"examples\[0\].expected: malformed literal"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "count: 'many'"),
+     r"generator.count: expected an integer >= 1, got str"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "count: 0"), r"generator.count: expected an "
+     r"integer >= 1"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "special_values: 'no'"),
+     r"generator.special_values: expected true or false"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("[2], rhs", "2, rhs"),
+     r"generator.configs\[0\].shapes: 'lhs': expected a list of an integer or a list of a list of an integer"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("{shapes:", "{shape:"),
+     r"generator.configs\[0\].shape: unknown key 'shape'"),
+    ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "values: {lhs: {min: a}}"),
+     r"generator.values: 'lhs': 'min': expected a number"),
+    ("tolerance: exact", "tolerance: exact\nresult: {elem: T}", r"result.elem: unknown key 'elem'"),
+    ("tolerance: exact", "tolerance: exact\nsee_also: Sub", r"spec.see_also: expected a list of a string"),
+    ("  lhs: {kind: operand", "  1: {kind: operand", r"args.1: argument names are Python identifiers"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), WRONGLY_TYPED, ids=[w[1][:40] for w in WRONGLY_TYPED])
+def test_wrongly_typed_value_names_file_line_and_field(tmp_path, old, new, message):
+    assert old in GOOD
+    with pytest.raises(SpecError, match=message):
+        _load(tmp_path, GOOD.replace(old, new, 1))
+
+
+def test_empty_optional_sections_are_allowed(tmp_path):
+    spec = _load(tmp_path, GOOD + "semantics:\ngenerator:\nsee_also:\n")
+    assert spec.semantics == "" and spec.generator == {}
+
+
+@pytest.mark.parametrize(("text", "message"), [("", "add.yaml: spec: expected a mapping, got NoneType"),
+                                               ("- a list\n", "add.yaml: spec: expected a mapping, got list"),
+                                               ("op: Add\nop: Sub\n", "add.yaml:2: duplicate key 'op'"),
+                                               ("op: Add\nsummary: [\n", "add.yaml:3: ")])
+def test_not_a_spec_at_all(tmp_path, text, message):
+    with pytest.raises(SpecError, match=message):
+        _load(tmp_path, text)

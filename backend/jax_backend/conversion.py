@@ -7,7 +7,7 @@ from typing import Any
 from jax import lax
 
 from backend import etypes
-from backend.jax_backend import lowering
+from backend.jax_backend import limitation, lowering
 
 
 @lowering("ConvertElementType")
@@ -27,3 +27,13 @@ def bitcast_convert_type(ctx: Any, operand: Any) -> Any:
 def reduce_precision(ctx: Any, operand: Any) -> Any:
     return lax.reduce_precision(operand, exponent_bits=ctx.attr("exponent_bits"),
                                 mantissa_bits=ctx.attr("mantissa_bits"))
+
+
+@limitation("BitcastConvertType")
+def _bitcast_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    # StableHLO bitcasts between complex types of different widths; jax.lax.bitcast_convert_type does not.
+    old, new = operand_shapes[0].element_type(), inst.shape.element_type()
+    if etypes.is_complex(new) and old != new:
+        return (f"jax.lax.bitcast_convert_type cannot bitcast {etypes.short_name(old)} to {etypes.short_name(new)} "
+                "(complex values only to the same type)")
+    return None

@@ -8,8 +8,9 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
+from backend import etypes
 from backend.api_types import ResultAccuracy, ResultAccuracyMode
-from backend.jax_backend import lowering
+from backend.jax_backend import limitation, lowering
 
 
 def _accuracy(ctx: Any) -> Any:
@@ -76,3 +77,19 @@ def real(ctx: Any, operand: Any) -> Any:
 @lowering("Imag")
 def imag(ctx: Any, operand: Any) -> Any:
     return lax.imag(operand) if jnp.iscomplexobj(operand) else lax.full_like(operand, 0)
+
+
+@limitation("Cbrt")
+def _cbrt_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    # StableHLO's cbrt takes complex operands too; jax.lax.cbrt does not.
+    if etypes.is_complex(inst.shape.element_type()):
+        return "jax.lax.cbrt has no complex kernel (it accepts real floating-point operands only)"
+    return None
+
+
+@limitation("Abs")
+def _abs_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    et = inst.shape.element_type()
+    if etypes.is_signed_int(et) and etypes.bit_width(et) < 8:
+        return f"jax.lax.abs does not accept {etypes.short_name(et)} (narrow integers are platform-dependent in jax)"
+    return None

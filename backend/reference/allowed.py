@@ -22,7 +22,7 @@ from backend import etypes
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
-Outcome = np.ndarray | tuple[np.ndarray, ...] | Predicate
+Outcome = Any  # an array, a tuple of arrays, a Predicate, a Within or a list of them (any of)
 
 
 @dataclasses.dataclass
@@ -31,6 +31,36 @@ class Allowed:
 
     mask: np.ndarray
     outcomes: dict[str, Outcome]
+
+
+@dataclasses.dataclass
+class Within:
+    """An outcome that applies only in the elements of ``mask`` (for outcomes gathered from several
+    entries, as a Call's from its callee's; a list of outcomes allows any of them)."""
+
+    mask: np.ndarray
+    outcome: Outcome
+
+
+def root_outcomes(comp: Any, args: list[Any]) -> dict[str, Allowed]:
+    """The registered ``{id: Allowed}`` of a computation's root op (none registered: ``{}``), its
+    operands evaluated by the reference from the computation's arguments ``args``."""
+    from backend.interpreter import EvalContext, GraphWalker
+    from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
+
+    root = comp.root_instruction
+    fn = IMPLEMENTATION_DEFINED.get(root.opcode)
+    if fn is None:
+        return {}
+    walker = GraphWalker("reference", EVALUATORS)
+    values: dict[int, Any] = {}
+    for inst in comp.instructions:
+        if inst.id == root.id:
+            break
+        values[inst.id] = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, args),
+                                                      *inst.grouped([values[o] for o in inst.operands]))
+    with np.errstate(all="ignore"):
+        return fn(EvalContext(root, walker, args), *root.grouped([values[o] for o in root.operands]))
 
 
 def _flush_real(x: np.ndarray) -> np.ndarray:
@@ -92,6 +122,24 @@ def non_finite(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         a = np.asarray(actual).astype(np.complex128)
     return ~np.isfinite(a)
+
+
+def nan_in_a_part(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """NaN (for a complex value, a NaN in either part)."""
+    with np.errstate(invalid="ignore"):
+        a = np.asarray(actual).astype(np.complex128)
+    return np.isnan(a.real) | np.isnan(a.imag)
+
+
+def zero_parts_of_either_sign(dtype: Any) -> Predicate:
+    """Complex values whose parts are the expected ones within 16 ulps of ``dtype``'s parts, a zero part
+    matching a zero of either sign."""
+    eps = 16 * float(np.finfo(np.dtype(dtype)).eps)
+
+    def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        a, e = np.asarray(actual, np.complex128), np.asarray(expected, np.complex128)
+        return np.isclose(a.real, e.real, rtol=eps, atol=0) & np.isclose(a.imag, e.imag, rtol=eps, atol=0)
+    return accepts
 
 
 def any_value(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:

@@ -198,13 +198,35 @@ def rem(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return in_wide_precision(np.fmod, ctx, lhs, rhs)
 
 
+def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """Real floats where the divisor is broadcast (constant along a dimension of size > 1) and
+    x * (1 / y), as XLA's simplifier rewrites x / broadcast(y), rounds differently from x / y;
+    the other outcome there: x * (1 / y), each product and reciprocal rounded to the type."""
+    if not _is_inexact(lhs) or etypes.is_complex(_etype(lhs)):
+        return {}
+    with np.errstate(all="ignore"):
+        same = [(rhs == np.take(rhs, [0], axis=d)) | (np.isnan(rhs) & np.isnan(np.take(rhs, [0], axis=d)))
+                for d in range(rhs.ndim) if rhs.shape[d] > 1]
+        if not any(m.all() for m in same):
+            return {}
+        out = ctx.shape.numpy_dtype()
+        compute = np.float64 if out == np.float64 else np.float32
+        reciprocal = (compute(1) / rhs.astype(compute)).astype(out)
+        rewritten = (lhs.astype(compute) * reciprocal.astype(compute)).astype(out)
+        exact = div(ctx, lhs, rhs)
+    differs = ~((rewritten == exact) & (np.signbit(rewritten) == np.signbit(exact)) | (np.isnan(rewritten) & np.isnan(exact)))
+    return {"broadcast_divisor_reciprocal": Allowed(differs, {"reciprocal": rewritten})}
+
+
 @implementation_defined("Div")
 def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
-    """An integer divided by zero: all ones (XLA) or 0 (ARM); INT_MIN / -1 has the one outcome INT_MIN."""
+    """An integer divided by zero: all ones (XLA) or 0 (ARM); INT_MIN / -1 has the one outcome INT_MIN;
+    real floats over a broadcast divisor: x / y or x * (1 / y)."""
     if _is_int(lhs):
         zero = _division_cases(lhs, rhs)["division_by_zero"]
         return {"division_by_zero": Allowed(zero, {"zero": np.zeros(zero.shape, ctx.shape.numpy_dtype())})}
-    return _with_subnormals(ctx, div, lhs, rhs, _complex_specials(ctx, div, lhs, rhs, rhs))
+    return _with_subnormals(ctx, div, lhs, rhs, {**_complex_specials(ctx, div, lhs, rhs, rhs),
+                                                 **_broadcast_divisor_reciprocal(ctx, lhs, rhs)})
 
 
 @implementation_defined("Rem")

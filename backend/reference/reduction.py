@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from backend import etypes
@@ -118,18 +119,54 @@ def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.nda
     return _finish(accs, dtypes)
 
 
+def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
+               combined: int) -> dict[str, Allowed]:
+    """``reduction_order`` of a real float Add or Mul reduction of one operand, ``combined`` values per
+    result at most (the init value included): any order of combination, within the classical error bound
+    of recursive summation |computed - exact| <= (n - 1) u sum |x_i| (Add) or gamma_(n-1) |exact| (Mul),
+    u the type's unit roundoff (Higham, Accuracy and Stability of Numerical Algorithms, 2002, 3.1, 4.2)."""
+    reducer = binary_reducer_name(ctx.attr("computation"))
+    if len(operands) != 1 or reducer not in ("add", "mul") or not etypes.is_float(
+            etypes.dtype_to_etype(operands[0].dtype)) or combined < 3:
+        return {}
+    u = float(ml_dtypes.finfo(operands[0].dtype).eps) / 2
+    steps = combined - 1
+    with np.errstate(all="ignore"):
+        exact = np.asarray(ev(ctx, operands, init_values)).astype(np.float64)
+        if reducer == "add":
+            magnitude = np.asarray(ev(ctx, [np.abs(operands[0])], [np.abs(init_values[0])])).astype(np.float64)
+            bound = steps * u * magnitude * (1 + 4 * u)
+        else:
+            bound = steps * u / max(1 - steps * u, u) * np.abs(exact)
+    finite = np.isfinite(exact) & np.isfinite(bound)
+
+    def within_bound(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.abs(np.asarray(actual).astype(np.float64) - exact) <= bound
+    return {"reduction_order": Allowed(finite, {"any_order": within_bound})}
+
+
+@implementation_defined("ReduceWindow")
+def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+    """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined)."""
+    window = window_of(ctx.attrs, operands[0].ndim)
+    return _any_order(reduce_window, ctx, operands, init_values, int(np.prod(window.dimensions)) + 1)
+
+
 @implementation_defined("Reduce")
 def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
-    """An Add reduction with a non-zero init value: the init value may be combined k times,
-    0 <= k <= max(1, n), with the sum of the n reduced elements (the reference: once; none when no
-    dimension is reduced)."""
+    """``reduction_order``: see ``_any_order``. ``non_identity_init``: an Add reduction with a non-zero
+    init value: the init value may be combined k times, 0 <= k <= max(1, n), with the sum of the n
+    reduced elements (the reference: once; none when no dimension is reduced)."""
     comp = ctx.attr("computation")
     et = etypes.dtype_to_etype(operands[0].dtype)
+    n_reduced = int(np.prod([operands[0].shape[d] for d in ctx.attr("dimensions_to_reduce")], dtype=np.int64))
+    table = _any_order(reduce, ctx, operands, init_values, n_reduced + 1)
     if len(operands) != 1 or binary_reducer_name(comp) != "add" or not (etypes.is_int(et) or etypes.is_float(et)):
-        return {}
+        return table
     init = widen(np.asarray(init_values[0]))
     if init == 0:
-        return {}
+        return table
     reduced = ctx.attr("dimensions_to_reduce")
     n = int(np.prod([operands[0].shape[d] for d in reduced], dtype=np.int64))
     with np.errstate(all="ignore"):
@@ -149,7 +186,7 @@ def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.n
             wrapped = (total[..., None] + ks * np.int64(init)) & np.int64((1 << bits) - 1 if bits < 64 else -1)
             want = widen(np.asarray(actual)).astype(np.int64)[..., None] & np.int64((1 << bits) - 1 if bits < 64 else -1)
             return (wrapped == want).any(axis=-1)
-    return {"non_identity_init": Allowed(np.ones(np.shape(total), bool), {"k_times": k_times})}
+    return {**table, "non_identity_init": Allowed(np.ones(np.shape(total), bool), {"k_times": k_times})}
 
 
 def _selected(ctx: Any, operand: np.ndarray, window: Window, out_dims: Sequence[int],

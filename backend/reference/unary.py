@@ -16,7 +16,14 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, nan_of, non_finite_parts, subnormal_outcomes
+from backend.reference.allowed import (
+    Allowed,
+    any_zero,
+    nan_of,
+    non_finite_parts,
+    subnormal_outcomes,
+    zero_parts_of_either_sign,
+)
 from backend.reference.elementwise import by_kind, in_wide_precision
 
 Array = np.ndarray
@@ -99,7 +106,11 @@ def _erf(x: Array) -> Array:
 
 
 def _logistic(x: Array) -> Array:
-    return 1 / (1 + np.exp(-x))
+    """1 / (1 + e^-x); for a complex x with a negative real part as e^x / (1 + e^x), which does not
+    overflow to inf/inf = NaN where e^-x is infinite and the result is about 0 (found by the fuzzer)."""
+    if not np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    return np.where(x.real < 0, np.exp(x) / (1 + np.exp(x)), 1 / (1 + np.exp(-x)))
 
 
 def _rsqrt(x: Array) -> Array:
@@ -179,13 +190,29 @@ def _below_cbrt_of_tiny(x: Array) -> Callable[[Array, Array], Array]:
     return accepts
 
 
+def _underflow_zero_sign(ctx: Any, z: Array) -> Allowed:
+    """Complex results with a part rounded to zero from a nonzero exact value (a finite operand with a
+    nonzero imaginary part): that zero of either sign, the other part as the reference's."""
+    if not np.iscomplexobj(z):
+        return Allowed(np.zeros(z.shape, bool), {"either_sign": any_zero})
+    with np.errstate(all="ignore"):
+        ref = in_wide_precision(_logistic, ctx, z)
+    mask = np.isfinite(z) & (z.imag != 0) & ((ref.real == 0) | (ref.imag == 0))
+    return Allowed(mask, {"either_sign": zero_parts_of_either_sign(ref.dtype)})
+
+
+#: ops whose complex results' zero parts XLA signs differently from C99 Annex G (asinh(-0 + 0i) = +0 + 0i,
+#: cos(i) = cosh(1) + 0i, say)
+COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", "Atanh", "Sinh"})
+
+
 _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
-    "Logistic": {"no_infinity_overflow": _no_infinity_overflow},
+    "Logistic": {"no_infinity_overflow": _no_infinity_overflow, "complex_underflow_zero_sign": _underflow_zero_sign},
     "Sqrt": {"branch_cut_sign": _negative_real_axis},
 }
 
 
-def _float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
+def float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
     """Subnormals (IEEE or flushed), non-finite complex operands (C99 or the plain formulas), the op's own ids."""
     def ev(ctx: Any, operand: Array) -> Array:
         return in_wide_precision(fn, ctx, operand)
@@ -196,13 +223,17 @@ def _float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, A
             out["subnormal_flush"].outcomes["misread"] = _below_cbrt_of_tiny(operand)
         if _is_complex(operand):
             out["complex_non_finite"] = Allowed(~np.isfinite(operand), {"plain_formula": non_finite_parts})
+            if name in COMPLEX_ZERO_SIGN:
+                result = ev(ctx, operand)
+                on_zero = np.isfinite(operand) & ((result.real == 0) | (result.imag == 0))
+                out["complex_zero_sign"] = Allowed(on_zero, {"either_sign": zero_parts_of_either_sign(result.dtype)})
         out.update({key: extra(ctx, operand) for key, extra in _EXTRA_OUTCOMES.get(name, {}).items()})
         return out
     return outcomes
 
 
 for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
-    implementation_defined(_name)(_float_outcomes(_name, _fn))
+    implementation_defined(_name)(float_outcomes(_name, _fn))
 
 
 # -- sign, negation, absolute value --------------------------------------------------------------
@@ -222,7 +253,7 @@ def sign(ctx: Any, operand: Array) -> Array:
     return in_wide_precision(_float_sign, ctx, operand)
 
 
-implementation_defined("Sign")(_float_outcomes("Sign", _float_sign))
+implementation_defined("Sign")(float_outcomes("Sign", _float_sign))
 
 
 @evaluator("Neg")
