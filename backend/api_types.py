@@ -39,6 +39,23 @@ class ComparisonDirection(enum.Enum):
     LT = "LT"
 
 
+class RandomAlgorithm(enum.Enum):
+    """RngBitGenerator's algorithm: the backend's default, Threefry-2x32 or Philox-4x32 (xla_client's names)."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
+class TriangularSolveOptions_Transpose(enum.Enum):  # noqa: N801 (xla_client's name)
+    """TriangularSolve's ``transpose_a``: use a as it is, transposed, or conjugate-transposed."""
+
+    TRANSPOSE_INVALID = 0
+    NO_TRANSPOSE = 1
+    TRANSPOSE = 2
+    ADJOINT = 3
+
+
 class ComparisonType(enum.Enum):
     FLOAT = "FLOAT"
     TOTALORDER = "TOTALORDER"
@@ -72,6 +89,31 @@ def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers
     """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it."""
     from backend.attributes import dot_dimension_numbers
     return dot_dimension_numbers(dimension_numbers)
+
+
+@dataclasses.dataclass(frozen=True)
+class RaggedDotDimensionNumbers:
+    """A RaggedDot's dimensions: the DotGeneral ones, lhs's ragged dimension (exactly one) and rhs's
+    group dimension (one when the ragged dimension is a non-contracting one, none otherwise)."""
+
+    dot_dimension_numbers: DotDimensionNumbers = DotDimensionNumbers()
+    lhs_ragged_dimensions: tuple[int, ...] = ()
+    rhs_group_dimensions: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        def dims(d: tuple[int, ...]) -> str:
+            return "{" + ",".join(map(str, d)) + "}"
+        return (f"{self.dot_dimension_numbers}, lhs_ragged_dims={dims(self.lhs_ragged_dimensions)}, "
+                f"rhs_group_dims={dims(self.rhs_group_dimensions)}")
+
+
+class FftType(enum.IntEnum):
+    """The transform of an Fft, with xla_client's values."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
 
 
 class Precision(enum.Enum):
@@ -188,3 +230,18 @@ def make_padding_config(padding_config: object) -> PaddingConfig:
     """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it."""
     from backend.attributes import padding_config as normalize_padding_config
     return normalize_padding_config(padding_config)
+
+
+class CustomCallSchedule(enum.IntEnum):
+    """xla_client's CustomCallSchedule (a CustomCall's ``schedule``)."""
+    SCHEDULE_NONE = 0
+    SCHEDULE_LATEST = 1
+    SCHEDULE_EARLIEST = 2
+
+
+class CustomCallApiVersion(enum.IntEnum):
+    """xla_client's CustomCallApiVersion (a CustomCall's ``api_version``; 0 is XLA's unspecified)."""
+    API_VERSION_ORIGINAL = 1
+    API_VERSION_STATUS_RETURNING = 2
+    API_VERSION_STATUS_RETURNING_UNIFIED = 3
+    API_VERSION_TYPED_FFI = 4

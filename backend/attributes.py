@@ -8,6 +8,7 @@ A type ending in ``?`` also accepts ``None``.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,15 +20,21 @@ from backend.api_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
+    CustomCallApiVersion,
+    CustomCallSchedule,
     DotDimensionNumbers,
+    FftType,
     GatherDimensionNumbers,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
     PrecisionConfig,
+    RaggedDotDimensionNumbers,
+    RandomAlgorithm,
     ResultAccuracy,
     ResultAccuracyMode,
     ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
@@ -148,6 +155,47 @@ def _comparison_type(v: Any) -> ComparisonType:
     raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
 
 
+def _random_algorithm(v: Any) -> RandomAlgorithm:
+    """A ``RandomAlgorithm``, its name (``RNG_PHILOX``, or without the prefix: ``philox``) or its number."""
+    if isinstance(v, RandomAlgorithm):
+        return v
+    if isinstance(v, enum.Enum):  # another module's enum of the same names (jax.lax.RandomAlgorithm)
+        v = v.name
+    if isinstance(v, str):
+        name = v.upper() if v.upper().startswith("RNG_") else "RNG_" + v.upper()
+        if name in RandomAlgorithm.__members__:
+            return RandomAlgorithm[name]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in {a.value for a in RandomAlgorithm}:
+        return RandomAlgorithm(int(v))
+    raise ValueError(f"expected a random algorithm (RNG_DEFAULT, RNG_THREE_FRY, RNG_PHILOX), got {_short_repr(v)}")
+
+
+def _transpose(v: Any) -> TriangularSolveOptions_Transpose:
+    """NO_TRANSPOSE, TRANSPOSE or ADJOINT: a member of any enum with those names (xla_client's), a name,
+    or its value 1-3 (TRANSPOSE_INVALID, 0, is refused)."""
+    valid = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
+    if isinstance(v, enum.Enum):
+        v = v.name
+    if isinstance(v, str) and v.upper() in valid:
+        return TriangularSolveOptions_Transpose[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in (1, 2, 3):
+        return TriangularSolveOptions_Transpose(int(v))
+    raise ValueError(f"expected a TriangularSolveOptions_Transpose ({', '.join(valid)}), got {_short_repr(v)}")
+
+
+def _fft_type(v: Any) -> FftType:
+    """An FftType, any enum member with one of its names (xla_client's), its name, or its value 0-3."""
+    if isinstance(v, FftType):
+        return v
+    if isinstance(v, enum.Enum):
+        v = v.name
+    if isinstance(v, str) and v.upper() in FftType.__members__:
+        return FftType[v.upper()]
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in FftType._value2member_map_:
+        return FftType(int(v))
+    raise ValueError(f"expected an FftType (FFT, IFFT, RFFT, IRFFT), got {_short_repr(v)}")
+
+
 def _accuracy_mode(v: Any) -> ResultAccuracyMode:
     if isinstance(v, ResultAccuracyMode):
         return v
@@ -192,6 +240,12 @@ def _computation(v: Any) -> Any:
     return v
 
 
+def _computation_list(v: Any) -> tuple[Any, ...]:
+    if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+        raise TypeError(f"expected a sequence of XlaComputations, got {type(v).__name__}")
+    return tuple(_computation(c) for c in v)
+
+
 def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
     """A DotDimensionNumbers, a mapping of its four fields, or ``((lc, rc), (lb, rb))``."""
     if isinstance(v, (DotDimensionNumbers, dict)) or hasattr(v, "lhs_contracting_dimensions"):
@@ -204,6 +258,29 @@ def dot_dimension_numbers(v: Any) -> DotDimensionNumbers:
         raise TypeError(f"expected ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), got {v!r}")
     return DotDimensionNumbers(_int_list(contracting[0]), _int_list(contracting[1]), _int_list(batch[0]),
                                _int_list(batch[1]))
+
+
+def ragged_dot_dimension_numbers(v: Any) -> RaggedDotDimensionNumbers:
+    """A RaggedDotDimensionNumbers (or any object with its three fields, as jax.lax's), a mapping of
+    them, or ``(dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions)``."""
+    names = ("dot_dimension_numbers", "lhs_ragged_dimensions", "rhs_group_dimensions")
+    if isinstance(v, dict):
+        unknown = set(v) - set(names)
+        if unknown or "dot_dimension_numbers" not in v:
+            raise ValueError(f"a RaggedDotDimensionNumbers mapping has the keys {list(names)} "
+                             f"(dot_dimension_numbers required), got {sorted(map(str, v))}")
+        parts = [v.get(n, ()) for n in names]
+    elif v is not None and all(hasattr(v, n) for n in names):
+        parts = [getattr(v, n) for n in names]
+    else:
+        parts = _seq(v) if v is not None else []
+        if len(parts) != 3:
+            raise TypeError("expected a RaggedDotDimensionNumbers or (dot_dimension_numbers, lhs_ragged_dimensions, "
+                            f"rhs_group_dimensions), got {_short_repr(v)}")
+    try:
+        return RaggedDotDimensionNumbers(dot_dimension_numbers(parts[0]), _int_list(parts[1]), _int_list(parts[2]))
+    except TypeError as e:
+        raise TypeError(f"RaggedDotDimensionNumbers: {e}") from None
 
 
 def _dimension_record(cls: type, v: Any) -> Any:
@@ -283,6 +360,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "gather_dimension_numbers": lambda v: _dimension_record(GatherDimensionNumbers, v),
     "scatter_dimension_numbers": lambda v: _dimension_record(ScatterDimensionNumbers, v),
     "dot_dimension_numbers": dot_dimension_numbers,
+    "ragged_dot_dimension_numbers": ragged_dot_dimension_numbers,
     "precision_config": _precision_config,
     "padding_config": padding_config,
     "int": _int,
@@ -297,9 +375,68 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "literal": _literal,
     "comparison_direction": _direction,
     "comparison_type": _comparison_type,
+    "transpose": _transpose,
+    "fft_type": _fft_type,
     "result_accuracy": _result_accuracy,
+    "random_algorithm": _random_algorithm,
     "computation": _computation,
+    "computation_list": _computation_list,
 }
+
+
+def _enum_name(enum_type: type[enum.IntEnum]) -> Callable[[Any], str]:
+    """A normalizer to the member's name, from the enum member (xla_client's or ours: anything with that
+    ``.name``), its name, or its number."""
+    def normalize(v: Any) -> str:
+        name = getattr(v, "name", v)
+        if isinstance(name, str) and name in enum_type.__members__:
+            return name
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in enum_type._value2member_map_:
+            return enum_type(int(v)).name
+        raise ValueError(f"expected a {enum_type.__name__} ({', '.join(f'{m.name}={m.value}' for m in enum_type)}), "
+                         f"got {_short_repr(v)}")
+    return normalize
+
+
+def _bytes(v: Any) -> bytes:
+    if isinstance(v, str):
+        return v.encode()
+    if not isinstance(v, (bytes, bytearray)):
+        raise TypeError(f"expected bytes or a string, got {_short_repr(v)}")
+    return bytes(v)
+
+
+def _shape_list(v: Any) -> tuple[Shape, ...]:
+    return tuple(_shape(s) for s in _seq(v))
+
+
+def _shape_index(v: Any) -> tuple[int, ...]:
+    index = _int_list(v)
+    if any(i < 0 for i in index):
+        raise ValueError(f"a shape index has no negative entries, got {list(index)}")
+    return index
+
+
+def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, tuple[int, ...]]], ...]:
+    """``[(output_shape_index, (operand_index, operand_shape_index)), ...]``."""
+    out = []
+    for entry in _seq(v):
+        pair = _seq(entry)
+        if len(pair) != 2 or len(_seq(pair[1])) != 2:
+            raise ValueError(f"each aliasing entry is (output_shape_index, (operand_index, operand_shape_index)), "
+                             f"got {_short_repr(entry)}")
+        operand_index, operand_shape_index = _seq(pair[1])
+        out.append((_shape_index(pair[0]), (_int(operand_index), _shape_index(operand_shape_index))))
+    return tuple(out)
+
+
+NORMALIZERS.update({
+    "bytes": _bytes,
+    "shape_list": _shape_list,
+    "custom_call_schedule": _enum_name(CustomCallSchedule),
+    "custom_call_api_version": _enum_name(CustomCallApiVersion),
+    "output_operand_aliasing": _output_operand_aliasing,
+})
 
 
 def normalize(type_name: str, value: Any) -> Any:
@@ -314,11 +451,15 @@ def normalize(type_name: str, value: Any) -> Any:
 
 def render(value: Any) -> str:
     """An attribute value as it appears in the HLO-like text."""
-    if isinstance(value, (DotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
+    if isinstance(value, (DotDimensionNumbers, RaggedDotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
                           GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig)):
         return str(value)
+    if isinstance(value, RandomAlgorithm):
+        return value.name
     if isinstance(value, (ComparisonDirection, ComparisonType)):
         return value.value
+    if isinstance(value, (TriangularSolveOptions_Transpose, FftType)):
+        return value.name
     if isinstance(value, PrimitiveType):
         return etypes.short_name(value)
     if isinstance(value, tuple):

@@ -2,7 +2,9 @@
 
 A backend has a ``name``, ``supports(computation) -> str | None`` (``None`` when it can run it,
 else the reason) and ``execute(computation, arguments, replicas=1) -> list[np.ndarray]``
-(a tuple-shaped result comes back as its elements). Built in: ``reference`` (NumPy, the oracle)
+(a tuple-shaped result comes back as its elements; a token as an empty pred array). Backends that
+run Infeed and Outfeed also take ``infeed=[values]`` and ``outfeed=[]`` (a list the Outfeed
+values are appended to; see :mod:`backend.host_io`). Built in: ``reference`` (NumPy, the oracle)
 and ``jax`` (lowered to ``jax.lax``, jit-compiled once per computation). Third-party backends
 plug in as ``module:attribute`` or through the ``xla_semantics.backends`` entry-point group.
 """
@@ -96,6 +98,9 @@ def _sequence(name: str, arguments: Any) -> Sequence[Any]:
 
 
 def _check_value(name: str, i: int, shape: Shape, value: Any) -> Any:
+    if shape.is_token():  # a token carries no data: any value stands for it
+        from backend.host_io import TOKEN
+        return TOKEN
     if shape.is_tuple():
         if not isinstance(value, (tuple, list)) or len(value) != len(shape.tuple_shapes()):
             raise OpError(name, "arguments", f"argument {i} must be a tuple of {len(shape.tuple_shapes())} "

@@ -117,18 +117,33 @@ class XlaComputation:
         return self.program_shape()
 
     def subcomputations(self) -> list[XlaComputation]:
-        """Every computation this one calls, transitively, callees first, each once."""
-        seen: dict[int, XlaComputation] = {}
+        """Every computation this one calls, transitively, callees first, each once.
 
-        def visit(comp: XlaComputation) -> None:
-            for inst in comp.instructions:
-                for value in inst.attrs.values():
-                    for sub in (value if isinstance(value, (list, tuple)) else (value,)):
-                        if isinstance(sub, XlaComputation) and sub.uid not in seen:
-                            visit(sub)
-                            seen[sub.uid] = sub
-        visit(self)
-        return list(seen.values())
+        Iterative (an explicit stack), so a chain of thousands of nested calls is fine."""
+        done: dict[int, XlaComputation] = {}
+        entered = {self.uid}
+        stack = [(self, iter(self.called_computations()))]
+        while stack:
+            comp, callees = stack[-1]
+            sub = next((c for c in callees if c.uid not in entered), None)
+            if sub is not None:
+                entered.add(sub.uid)
+                stack.append((sub, iter(sub.called_computations())))
+                continue
+            stack.pop()
+            if stack:
+                done[comp.uid] = comp
+        return list(done.values())
+
+    def called_computations(self) -> list[XlaComputation]:
+        """The computations this one's instructions name directly, in order."""
+        out = []
+        for inst in self.instructions:
+            for value in inst.attrs.values():
+                for sub in (value if isinstance(value, (list, tuple)) else (value,)):
+                    if isinstance(sub, XlaComputation):
+                        out.append(sub)
+        return out
 
     def _body_text(self, entry: bool) -> str:
         by_id = self._by_id
@@ -136,7 +151,7 @@ class XlaComputation:
         for inst in self.instructions:
             args = ", ".join(by_id[o].name for o in inst.operands)
             attrs = "".join(f", {k}={attributes.render(v)}" for k, v in inst.attrs.items()
-                            if v is not None and k != "name")
+                            if v is not None and not (k == "name" and inst.opcode == "Parameter"))
             if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
                 args, attrs = str(inst.attrs["number"]), ""
             root = "ROOT " if inst.id == self.root else ""

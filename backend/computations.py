@@ -35,3 +35,16 @@ def select_comparison(computation: XlaComputation) -> str | None:
     if root.opcode in ("Eq", "Ne", "Ge", "Gt", "Le", "Lt"):
         return root.opcode.lower()
     return None
+
+
+def tuple_element_parameters(computation: XlaComputation) -> list[set[int]] | None:
+    """For a computation whose root is a Tuple: the parameter numbers each tuple element depends on
+    (``None`` for any other root)."""
+    root = computation.root_instruction
+    if root.opcode != "Tuple":
+        return None
+    deps: dict[int, set[int]] = {}
+    for inst in computation.instructions:  # in definition order: operands come first
+        deps[inst.id] = ({inst.attrs["number"]} if inst.opcode == "Parameter"
+                         else set().union(*(deps[o] for o in inst.operands)))
+    return [deps[o] for o in root.operands]

@@ -2,7 +2,10 @@
 
 Every invalid input raises :class:`OpError` (a ``ValueError``) naming the op, the argument,
 the violated constraint id and the offending values. A backend that cannot run something
-raises :class:`UnsupportedError` naming the op and the reason.
+raises :class:`UnsupportedError` naming the op and the reason. Anything else going wrong while
+a backend runs an op (a bug in an evaluator or lowering, a compiler crash) is an
+:class:`ExecutionError` naming the backend and the op, with the original exception as its cause:
+never an ``UnsupportedError``, which only a deliberate refusal may raise.
 """
 
 from __future__ import annotations
@@ -46,6 +49,17 @@ class UnsupportedError(RuntimeError):
         self.op = op
         self.reason = reason
         super().__init__(f"backend '{backend}' does not support {op}: {reason}")
+
+
+class ExecutionError(RuntimeError):
+    """A backend failed while running an op (not a refusal): ``__cause__`` is the original exception."""
+
+    def __init__(self, backend: str, op: str, error: BaseException) -> None:
+        self.backend = backend
+        self.op = op
+        self.error = error
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        super().__init__(f"backend '{backend}' failed in {op}: {type(error).__name__}: {first}")
 
 
 class SpecError(ValueError):

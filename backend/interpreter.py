@@ -2,17 +2,41 @@
 
 Each instruction is evaluated by the function registered for its opcode in a table; the
 function gets an :class:`EvalContext` and the operand values grouped by the spec's arguments.
+
+Calls do not consume the Python stack: an evaluator that returns ``ctx.tail_call(computation,
+args)`` (Call, CompositeCall, the reference's Conditional) has the walker push a frame on its own
+explicit stack, so a chain of nested calls runs to any depth. Sub-computations an op runs several
+times or inside a jax primitive (While's body, a lax.cond branch) go through ``ctx.call``, which
+recurses (with the Python recursion limit raised to :data:`NESTED_RECURSION_LIMIT` meanwhile); their
+nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` past it.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from backend.builder import Instruction, XlaComputation
-from backend.errors import OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.registry import Registry
 from backend.shape import Shape
+
+#: How deeply ``ctx.call`` (the recursive kind of sub-computation call) may nest.
+MAX_NESTED_CALLS = 64
+#: The Python recursion limit while ``ctx.call`` calls are nested: tracing one level of lax.while_loop /
+#: lax.cond takes about 40 Python frames, so MAX_NESTED_CALLS levels need more than Python's default 1000.
+NESTED_RECURSION_LIMIT = 10_000
+
+
+class TailCall:
+    """An evaluator's request: this instruction's value is ``computation`` run on ``args``."""
+
+    __slots__ = ("computation", "args")
+
+    def __init__(self, computation: XlaComputation, args: Sequence[Any]) -> None:
+        self.computation = computation
+        self.args = args
 
 
 class EvalContext:
@@ -26,37 +50,95 @@ class EvalContext:
         self.arguments = arguments
         #: The static shapes of the operands, in instruction order (flat, not grouped).
         self.operand_shapes = tuple(operand_shapes)
+        #: The backend running the instruction (``reference``, ``jax``, ``pallas``...).
+        self.backend = walker.backend
         self._walker = walker
 
     def attr(self, name: str) -> Any:
         return self.attrs[name]
 
-    def call(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        """Run a sub-computation on values of this walker's kind."""
-        return self._walker.run(computation, args)
+    def call(self, computation: XlaComputation, args: Sequence[Any], shared: bool = False) -> Any:
+        """Run a sub-computation on values of this walker's kind (now, recursively). ``shared``: the
+        backend may run it as one function shared by every use (the jax backend traces a loop body or
+        a branch once per computation that way)."""
+        walker = self._walker
+        if walker.nested_calls >= MAX_NESTED_CALLS:
+            raise UnsupportedError(walker.backend, self.inst.opcode,
+                                   f"sub-computations run by loops and branches nest deeper than {MAX_NESTED_CALLS} "
+                                   "levels (plain Call chains have no such limit)")
+        limit = sys.getrecursionlimit()
+        if walker.nested_calls == 0 and limit < NESTED_RECURSION_LIMIT:
+            sys.setrecursionlimit(NESTED_RECURSION_LIMIT)  # restored when the outermost nested call returns
+        walker.nested_calls += 1
+        try:
+            return walker.run_nested(computation, args) if shared else walker.run(computation, args)
+        finally:
+            walker.nested_calls -= 1
+            if walker.nested_calls == 0:
+                sys.setrecursionlimit(limit)
+
+    def tail_call(self, computation: XlaComputation, args: Sequence[Any]) -> TailCall:
+        """The value of this instruction is ``computation`` run on ``args``: the walker runs it on its
+        own frame stack (return this from the evaluator)."""
+        return TailCall(computation, args)
+
+
+class _Frame:
+    __slots__ = ("computation", "args", "values", "next")
+
+    def __init__(self, computation: XlaComputation, args: Sequence[Any]) -> None:
+        self.computation = computation
+        self.args = args
+        self.values: dict[int, Any] = {}
+        self.next = 0
 
 
 class GraphWalker:
     def __init__(self, backend: str, table: Registry) -> None:
         self.backend = backend
         self.table = table
+        self.nested_calls = 0
 
     def run(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
-        values: dict[int, Any] = {}
-        for inst in computation.instructions:
-            fn = self.table.get(inst.opcode)
-            if fn is None:
-                raise UnsupportedError(self.backend, inst.opcode, "no implementation registered")
-            operands = inst.grouped([values[o] for o in inst.operands])
-            ctx = EvalContext(inst, self, args, [computation.instruction(o).shape for o in inst.operands])
-            try:
-                values[inst.id] = self.evaluate(fn, ctx, operands)
-            except (OpError, UnsupportedError):
-                raise
-            except Exception as e:  # a library error must not escape raw: name the op
-                raise UnsupportedError(self.backend, inst.opcode,
-                                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
-        return values[computation.root]
+        frames = [_Frame(computation, args)]
+        while True:
+            frame = frames[-1]
+            instructions = frame.computation.instructions
+            if frame.next == len(instructions):  # the frame is done: its root is the caller's value
+                result = frame.values[frame.computation.root]
+                frames.pop()
+                if not frames:
+                    return result
+                caller = frames[-1]
+                caller.values[caller.computation.instructions[caller.next].id] = result
+                caller.next += 1
+                continue
+            inst = instructions[frame.next]
+            value = self._instruction_value(frame, inst)
+            if isinstance(value, TailCall):
+                frames.append(_Frame(value.computation, value.args))
+                continue
+            frame.values[inst.id] = value
+            frame.next += 1
+
+    def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
+        """A sub-computation run by ``ctx.call(..., shared=True)`` (a hook: the jax backend traces each
+        computation once)."""
+        return self.run(computation, args)
+
+    def _instruction_value(self, frame: _Frame, inst: Instruction) -> Any:
+        fn = self.table.get(inst.opcode)
+        if fn is None:
+            raise UnsupportedError(self.backend, inst.opcode, "no implementation registered")
+        values, computation = frame.values, frame.computation
+        operands = inst.grouped([values[o] for o in inst.operands])
+        ctx = EvalContext(inst, self, frame.args, [computation.instruction(o).shape for o in inst.operands])
+        try:
+            return self.evaluate(fn, ctx, operands)
+        except (OpError, UnsupportedError, ExecutionError):
+            raise
+        except Exception as e:  # a bug, not a refusal: name the op, keep the cause
+            raise ExecutionError(self.backend, inst.opcode, e) from e
 
     def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
         """One instruction's value (a hook: the reference backend adds runtime-size handling)."""

@@ -15,7 +15,8 @@ import numpy as np
 from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
 from backend.builder import XlaComputation
 from backend.errors import UnsupportedError
-from backend.interpreter import EvalContext, GraphWalker
+from backend.host_io import HostIO, active_io, missing_target_reason
+from backend.interpreter import EvalContext, GraphWalker, TailCall
 from backend.reference import EVALUATORS
 from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
 
@@ -27,7 +28,7 @@ class RuntimeSizedWalker(GraphWalker):
         value = self._evaluate(fn, ctx, operands)
         # NumPy gives scalars, not 0-d arrays, for some rank-0 results; the next op may assign into
         # its operand's copy (DynamicUpdateSlice of a rank-0 Max crashed; found by the fuzzer).
-        return value if isinstance(value, (tuple, list)) else np.asarray(value)
+        return value if isinstance(value, (tuple, list, TailCall)) else np.asarray(value)
 
     def _evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
         if ctx.shape.is_static() and all(s.is_static() for s in ctx.operand_shapes):
@@ -55,10 +56,17 @@ class ReferenceBackend:
                                             inst.shape)
                 if reason:
                     return reason
+                if "call_target_name" in inst.attrs:
+                    reason = missing_target_reason(inst.attrs["call_target_name"], self.name)
+                    if reason:
+                        return f"{inst.opcode}: {reason}"
         return None
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1, *,
+                infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+        """The results; Infeed ops take the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
         args = check_arguments(computation, arguments)
         check_replicas(computation, replicas)
-        result = self._walker.run(computation, args)
+        with active_io(HostIO(infeed, outfeed)):
+            result = self._walker.run(computation, args)
         return flatten_result(result, computation.root_instruction.shape)

@@ -2,4 +2,5 @@ import sys
 
 from conformance.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes (conformance/isolation.py) import this module too
+    sys.exit(main())

@@ -1,4 +1,5 @@
-"""Turn a case into a computation: each operand input becomes a Parameter of the builder."""
+"""Turn a case into a computation: each operand input becomes a Parameter of the builder, or a
+Constant holding the value (the case's ``operand_form``)."""
 
 from __future__ import annotations
 
@@ -10,36 +11,51 @@ import numpy as np
 import specs
 from backend import ops
 from backend.builder import XlaBuilder, XlaComputation, XlaOp
+from backend.host_io import is_token
 from backend.shape import Shape, shape_from_pyval
+from conformance.cases import CONSTANTS, PARAMETERS
 
 
 def _param_shape(value: Any) -> Shape:
     return value if isinstance(value, Shape) else shape_from_pyval(value)
 
 
-def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any]) -> tuple[XlaComputation, list[Any]]:
-    """The computation applying ``spec``'s op to parameters bound to ``inputs``, and its arguments.
+def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any],
+               operand_form: str = PARAMETERS) -> tuple[XlaComputation, list[Any]]:
+    """The computation applying ``spec``'s op to ``inputs``, and its arguments.
 
-    An input given for a ``builder`` argument (a shape) is added to the builder as a parameter
-    first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
+    Operands are parameters bound to the input values, or (``operand_form`` CONSTANTS) constants
+    holding them. An input given for a ``builder`` argument (a shape) is added to the builder as a
+    parameter first, for ops whose constraints concern the builder's state (Parameter's unique numbers).
     """
     builder = XlaBuilder(spec.name.lower())
     args: list[Any] = []
-    add_op(builder, spec, inputs, attrs, args)
+    add_op(builder, spec, inputs, attrs, args, operand_form=operand_form)
     return builder.build(), [v for v in args if not isinstance(v, Shape)]
 
 
 def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[str, Any], args: list[Any],
-           bound: dict[str, XlaOp] | None = None) -> XlaOp:
+           bound: dict[str, XlaOp] | None = None, operand_form: str = PARAMETERS) -> XlaOp:
     """Adds ``spec``'s op to ``builder`` and returns it.
 
     Operands named in ``bound`` take those existing ops (a program chaining several ops); every
     other operand input becomes a new Parameter, numbered after ``args``, to which its value is
-    appended.
+    appended, or (``operand_form`` CONSTANTS) a Constant holding the value.
     """
     bound = bound or {}
     kwargs: dict[str, Any] = dict(attrs)
     operand_shapes: list[Shape] = []
+
+    def operand(value: Any, name: str) -> Any:
+        if is_token(value):  # a token input ({"token[]": []}) is made by CreateToken in both forms
+            operand_shapes.append(Shape.token_shape())
+            return ops.CreateToken(builder)
+        operand_shapes.append(_param_shape(value))
+        if operand_form == CONSTANTS and not isinstance(value, Shape):
+            return ops.Constant(builder, value)
+        args.append(value)
+        return ops.Parameter(builder, len(args) - 1, _param_shape(value), name)
+
     for a in spec.args:
         if a.kind == "builder":
             kwargs[a.name] = builder
@@ -50,57 +66,191 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
             kwargs[a.name] = bound[a.name]
             operand_shapes.append(builder.get_shape(bound[a.name]))
         elif a.kind == "operand" and a.name in inputs:
-            kwargs[a.name] = ops.Parameter(builder, len(args), _param_shape(inputs[a.name]), a.name)
-            operand_shapes.append(_param_shape(inputs[a.name]))
-            args.append(inputs[a.name])
+            kwargs[a.name] = operand(inputs[a.name], a.name)
         elif a.kind == "operands" and a.name in inputs:
-            group = []
-            for v in inputs[a.name]:
-                group.append(ops.Parameter(builder, len(args), _param_shape(v), f"{a.name}{len(group)}"))
-                operand_shapes.append(_param_shape(v))
-                args.append(v)
-            kwargs[a.name] = group
+            kwargs[a.name] = [operand(v, f"{a.name}{i}") for i, v in enumerate(inputs[a.name])]
+    named = {a.name: [_param_shape(v) for v in inputs[a.name]] if a.kind == "operands" else _param_shape(inputs[a.name])
+             for a in spec.operand_args if a.name in inputs}
+    named.update({name: builder.get_shape(op) for name, op in bound.items()})
     for a in spec.args:
-        if (a.kind == "computation" or a.type == "computation") and isinstance(kwargs.get(a.name), dict):
-            kwargs[a.name] = computation_from_description(kwargs[a.name], operand_shapes)
+        value = kwargs.get(a.name)
+        if (a.kind == "computation" or a.type == "computation") and isinstance(value, dict):
+            kwargs[a.name] = computation_from_description(value, operand_shapes, named, a.name)
+        elif a.type == "computation_list" and isinstance(value, list):
+            kwargs[a.name] = [computation_from_description(d, operand_shapes, named, f"{a.name}_{k}")
+                              if isinstance(d, dict) else d for k, d in enumerate(value)]
     return getattr(ops, spec.name)(**kwargs)
 
 
-def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape]) -> XlaComputation:
-    """A sub-computation written in a spec as ``{op: Add, params: ...}``.
+_TIE_OPS = {"Lt": "Eq", "Gt": "Eq", "Le": "Eq", "Ge": "Eq", "LtTotalOrder": "EqTotalOrder",
+            "GtTotalOrder": "EqTotalOrder"}
 
-    ``params`` is a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the
-    case's operands, for Call-like ops), or ``scalars`` (the default: one scalar per operand of
-    ``op``, of the first operand's element type, for reducer-like ops). ``{op: Add, pairwise: N}``
-    is a variadic reducer over the element types of the first N operands: it returns the tuple of
-    ``op(acc_i, x_i)``.
+
+def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shape],
+                                 named: dict[str, Any] | None = None, name: str = "computation") -> XlaComputation:
+    """A sub-computation written in a spec as ``{op: Add, ...}`` or ``{params: [...], ops: [...]}``.
+
+    - ``params``: a list of shapes (``["f32[]", "f32[]"]``), ``operands`` (the shapes of the case's
+      operands, for Call-like ops), ``elements`` (one scalar of each operand's element type, for Map),
+      or ``scalars`` (the default: one scalar per operand of ``op``, of the first operand's element
+      type, for reducer-like ops).
+    - ``pairwise: N``: a variadic reducer over the element types of the first N operands, returning
+      the tuple of ``op(acc_i, x_i)``.
+    - ``select: N``: a variadic reducer keeping ``(x_0..x_N-1)`` where ``op(x_0, acc_0)`` holds, else
+      ``(acc_0..)`` (the seed's max/argmax reducer is ``{op: Ge, select: 2}``).
+    - ``compare: N``: a Sort comparator over 2N scalars (``p_2k``, ``p_2k+1`` of operand k's type),
+      lexicographic over the operands in ``keys`` (default ``[0]``): ``op`` decides, a tie on one key
+      (the matching Eq) passes to the next.
+    - ``{op: Tuple, params: [...], returns: [i, ...]}``: the tuple of the parameters at those positions.
+    - ``scan: inclusive | exclusive``: a Scan body over m inputs and m carries (the inits' shapes):
+      ``c'_i = op(x_i, c_i)``, the outputs are the new carries (inclusive) or the old ones (exclusive).
+    - ``{params: [...], ops: [step, ...], name: x}``: any small computation. A ``params`` entry is a
+      shape (``"(s32[], f32[3])"``), the name of an operand argument of the case (its shape: ``init``)
+      or ``name[k]`` (the k-th shape of a variadic one: ``branch_operands[1]``); ``operands`` is all of
+      the case's operand shapes. The parameters are ``p0``, ``p1``...; each step ``{op: Name, args:
+      [...], name: x}`` applies an op (the last one is the root; no steps: the root is ``p0``). ``args``
+      are the op's arguments after its builder, in order: operand arguments are names of parameters or
+      earlier steps (a list of names for a variadic one), a literal attribute a literal (``{"s32[]": 1}``),
+      other attributes as written. The computation is called ``name`` (the description's, else the
+      argument's).
     """
-    from specs.loader import parse_shape
+    from specs.loader import COMPUTATION_DESCRIPTION_KEYS
 
-    op = desc["op"]
-    params = desc.get("params", "scalars")
-    if "pairwise" in desc:  # a variadic reducer of N values: (acc_0..acc_N-1, x_0..x_N-1) -> (op(acc_i, x_i))...
-        n = int(desc["pairwise"])
-        scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes[:n]]
-        sub = XlaBuilder(f"{op.lower()}_pairwise_computation")
-        p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(scalars + scalars)]
-        ops.Tuple(sub, [getattr(ops, op)(p[i], p[n + i]) for i in range(n)])
+    unknown = set(desc) - set(COMPUTATION_DESCRIPTION_KEYS)
+    if unknown or ("op" in desc) == ("ops" in desc):
+        raise ValueError(f"computation description {desc!r}: needs 'op' or 'ops', unknown keys {sorted(unknown)} "
+                         f"(allowed: {', '.join(COMPUTATION_DESCRIPTION_KEYS)})")
+    if "ops" in desc:
+        if set(desc) - {"params", "ops", "name"}:
+            raise ValueError(f"computation description {desc!r}: a list of ops takes only params, ops and name")
+        shapes = _description_params(desc.get("params", []), operand_shapes, named or {})
+        sub = XlaBuilder(str(desc.get("name", name)))
+        values = {f"p{i}": ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)}
+        for step in desc["ops"]:
+            _description_step(sub, step, values, operand_shapes, named)
         return sub.build()
+    op = desc["op"]
+    scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes]
+    sub = XlaBuilder(f"{op.lower()}_computation")
+    if "pairwise" in desc or "select" in desc:
+        n = int(desc.get("pairwise", desc.get("select")))
+        p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(scalars[:n] + scalars[:n])]
+        if "pairwise" in desc:
+            ops.Tuple(sub, [getattr(ops, op)(p[i], p[n + i]) for i in range(n)])
+        else:
+            take = getattr(ops, op)(p[n], p[0])
+            ops.Tuple(sub, [ops.Select(take, p[n + i], p[i]) for i in range(n)])
+        return sub.build()
+    if "compare" in desc:
+        return _comparator(sub, op, scalars[:int(desc["compare"])], desc.get("keys", [0]))
+    if "scan" in desc:
+        return _scan_body(sub, op, operand_shapes, desc["scan"])
+    params = desc.get("params", "scalars")
     if params == "operands":
         shapes = list(operand_shapes)
+    elif params == "elements":
+        shapes = scalars
     elif params == "scalars":
-        etype = operand_shapes[0].element_type()
-        shapes = [Shape.scalar_shape(etype)] * len(specs.get(op).operand_args)
+        shapes = scalars[:1] * len(specs.get(op).operand_args)
+    elif isinstance(params, list):
+        shapes = _description_params(params, operand_shapes, named or {})
     else:
-        shapes = [parse_shape(p) for p in params]
-    sub = XlaBuilder(f"{op.lower()}_computation")
-    getattr(ops, op)(*[ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)])
+        raise ValueError(f"computation description {desc!r}: params is a list of shapes, 'operands', 'elements' or "
+                         "'scalars'")
+    p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(shapes)]
+    if op == "Tuple":
+        returns = desc.get("returns", list(range(len(p))))
+        if not isinstance(returns, list) or any(not isinstance(i, int) or not 0 <= i < len(p) for i in returns):
+            raise ValueError(f"computation description {desc!r}: returns lists parameter positions below {len(p)}")
+        return sub.build(ops.Tuple(sub, [p[i] for i in returns]))
+    getattr(ops, op)(*p)
     return sub.build()
+
+
+def _description_params(params: Any, operand_shapes: list[Shape], named: dict[str, Any]) -> list[Shape]:
+    from specs.loader import parse_shape
+
+    if params == "operands":
+        return list(operand_shapes)
+    if not isinstance(params, list):
+        raise ValueError(f"params is 'operands' or a list of shapes and argument names, got {params!r}")
+    out = []
+    for entry in params:
+        name, _, index = str(entry).partition("[")
+        if name in named and (not index or isinstance(named[name], list)):
+            out.append(named[name][int(index.rstrip("]"))] if index else named[name])
+        else:
+            out.append(parse_shape(str(entry)))
+    return out
+
+
+def _description_step(sub: XlaBuilder, step: Any, values: dict[str, Any], operand_shapes: list[Shape],
+                      named: dict[str, Any] | None) -> None:
+    from specs.loader import parse_literal
+
+    if not isinstance(step, dict) or "op" not in step or set(step) - {"op", "args", "name"}:
+        raise ValueError(f"a step is {{op: Name, args: [...], name: x}}, got {step!r}")
+    spec = specs.get(step["op"])
+    call_args = [a for a in spec.args if a.kind != "builder"]
+    given = list(step.get("args", []))
+    if len(given) > len(call_args):
+        raise ValueError(f"{spec.name} takes {len(call_args)} arguments after the builder, got {len(given)}")
+
+    def ref(name: Any) -> Any:
+        if not isinstance(name, str) or name not in values:
+            raise ValueError(f"'{name}' is not a parameter (p0, p1...) or an earlier step's name")
+        return values[name]
+
+    kwargs: dict[str, Any] = {a.name: sub for a in spec.args if a.kind == "builder"}
+    for a, v in zip(call_args, given):
+        if a.kind == "operand":
+            kwargs[a.name] = ref(v)
+        elif a.kind == "operands":
+            kwargs[a.name] = [ref(x) for x in v]
+        elif a.type == "literal" and isinstance(v, dict):
+            kwargs[a.name] = parse_literal(v)
+        elif (a.kind == "computation" or a.type == "computation") and isinstance(v, dict):
+            kwargs[a.name] = computation_from_description(v, operand_shapes, named)
+        else:
+            kwargs[a.name] = v
+    result = getattr(ops, spec.name)(**kwargs)
+    if "name" in step:
+        values[str(step["name"])] = result
+
+
+def _comparator(sub: XlaBuilder, op: str, scalars: list[Shape], keys: list[int]) -> XlaComputation:
+    if op not in _TIE_OPS or not keys or any(not isinstance(k, int) or not 0 <= k < len(scalars) for k in keys):
+        raise ValueError(f"comparator description: op is one of {sorted(_TIE_OPS)} and keys are operand positions "
+                         f"below {len(scalars)}, got op {op!r} and keys {keys!r}")
+    p = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(x for s in scalars for x in (s, s))]
+    result = getattr(ops, op)(p[2 * keys[-1]], p[2 * keys[-1] + 1])
+    for k in reversed(keys[:-1]):  # lexicographic: op on key k, or a tie on k and the rest decides
+        tie = getattr(ops, _TIE_OPS[op])(p[2 * k], p[2 * k + 1])
+        result = ops.Or(getattr(ops, op)(p[2 * k], p[2 * k + 1]), ops.And(tie, result))
+    return sub.build(result)
+
+
+def _scan_body(sub: XlaBuilder, op: str, operand_shapes: list[Shape], kind: str) -> XlaComputation:
+    if kind not in ("inclusive", "exclusive") or len(operand_shapes) % 2:
+        raise ValueError(f"scan description: 'inclusive' or 'exclusive' over m inputs and m inits, got {kind!r} "
+                         f"over {len(operand_shapes)} operands")
+    m = len(operand_shapes) // 2
+    inits = operand_shapes[m:]
+    xs = [ops.Parameter(sub, i, Shape.array_shape(operand_shapes[i].element_type(), inits[i].dimensions()), f"x{i}")
+          for i in range(m)]
+    cs = [ops.Parameter(sub, m + i, s, f"c{i}") for i, s in enumerate(inits)]
+    new = [getattr(ops, op)(x, c) for x, c in zip(xs, cs)]
+    return sub.build(ops.Tuple(sub, (new if kind == "inclusive" else cs) + new))
+
+
+#: The head of every reproduction snippet (array literals print NaN and infinities as nan and inf).
+REPRODUCTION_IMPORTS = ("import numpy as np", "import ml_dtypes  # noqa: F401",
+                        "from numpy import inf, nan  # noqa: F401")
 
 
 def reproduction(case: Any, backend: str) -> str:
     """A self-contained Python snippet that rebuilds and runs the case."""
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+    lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "", f"b = XlaBuilder({case.op.lower()!r})"]
     call_args = []
     arg_values = []
@@ -117,11 +267,16 @@ def reproduction(case: Any, backend: str) -> str:
         names = []
         py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
         for v in values:
-            shape = _param_shape(v)
             var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
-            lines.append(f"{var} = ops.Parameter(b, {n}, Shape.array_shape({str(shape.element_type().name)!r}, "
-                         f"{shape.dimensions()}), {var!r})")
             names.append(var)
+            if is_token(v):
+                lines.append(f"{var} = ops.CreateToken(b)")
+                continue
+            shape = _param_shape(v)
+            if getattr(case, "operand_form", PARAMETERS) == CONSTANTS and not isinstance(v, Shape):
+                lines.append(f"{var} = ops.Constant(b, {_array_literal(v)})")
+                continue
+            lines.append(f"{var} = ops.Parameter(b, {n}, {_shape_code(shape)}, {var!r})")
             n += 1
             if not isinstance(v, Shape):
                 arg_values.append(_array_literal(v))
@@ -132,12 +287,27 @@ def reproduction(case: Any, backend: str) -> str:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
     lines.append(f"args = [{', '.join(arg_values)}]")
-    lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
+    if getattr(case, "infeed", ()) or getattr(case, "outfeed", None) is not None:
+        infeed = ", ".join(_array_literal(v) if not isinstance(v, tuple) else
+                           "(" + ", ".join(_array_literal(x) for x in v) + ",)" for v in case.infeed)
+        lines.append("outfeed = []")
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, infeed=[{infeed}], outfeed=outfeed))")
+        lines.append(f"print(outfeed)  # expected: {case.outfeed!r}")
+    else:
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
     lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
     return "\n".join(lines)
 
 
+def _shape_code(shape: Shape) -> str:
+    if shape.is_tuple():
+        return "Shape.tuple_shape([" + ", ".join(_shape_code(s) for s in shape.tuple_shapes()) + "])"
+    return f"Shape.array_shape({shape.element_type().name!r}, {shape.dimensions()})"
+
+
 def _array_literal(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "(" + "".join(f"{_array_literal(x)}, " for x in v) + ")"
     arr = np.asarray(v)
     return f"np.array({arr.astype(object).tolist() if arr.dtype.kind not in 'fcb' else arr.tolist()!r}, " \
            f"dtype={'ml_dtypes.' + arr.dtype.name if arr.dtype.name not in np.sctypeDict else 'np.' + arr.dtype.name})"

@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import specs
 from backend.backends import available_backends, get_backend
+from conformance.cases import Case
 from conformance.generate import cases_for
+from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
+from conformance.journal import Journal, read_journal, result_from_record
 from conformance.outcomes import PROFILES, SPEC
 from conformance.report import chosen_outcomes_text, scoreboard_text, write_json, write_junit, write_markdown
-from conformance.runner import FAILED, Result, run_cases
+from conformance.runner import FAILURES, Result, run_cases
 
-_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i"}
+_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,6 +39,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--report", help="write a JSON report to this path")
     run.add_argument("--junit", help="write a JUnit XML report to this path")
     run.add_argument("--markdown", help="write a Markdown report to this path")
+    run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                     help="worker processes running cases (default: one per core)")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                     help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
+    run.add_argument("--no-isolation", action="store_true",
+                     help="run the cases in this process (no crash or hang protection, no --timeout)")
+    run.add_argument("--results", help="append each result to this JSONL file as it comes")
+    run.add_argument("--resume", metavar="JSONL",
+                     help="skip the cases already in this results file and append the rest to it")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     run.add_argument("-v", "--verbose", action="store_true", help="print every failing case's reproduction")
     sub.add_parser("list", help="list ops with specs and the available backends")
@@ -110,25 +123,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     kinds = set(args.kinds.split(","))
+    done = read_journal(args.resume) if args.resume else {}
+    other = {r.get("backend") for r in done.values()} - {backend.name}
+    if other:
+        print(f"error: {args.resume} holds results of backend {', '.join(map(str, other))}", file=sys.stderr)
+        return 2
+    other_profiles = {r.get("profile", SPEC) for r in done.values()} - {args.profile}
+    if other_profiles:
+        print(f"error: {args.resume} holds results of profile {', '.join(map(str, other_profiles))}", file=sys.stderr)
+        return 2
+    journal_path = args.results or args.resume
+    journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
     start = time.perf_counter()
     results: list[Result] = []
-    for i, name in enumerate(names, 1):
-        cases = [c for c in cases_for(all_specs[name], args.seed) if c.kind in kinds]
-        op_results = run_cases(cases, backend, profile=args.profile)
-        marks = [_MARKS[r.status] for r in op_results]
-        results.extend(op_results)
-        if not args.quiet:
-            print(f"[{i:>3}/{len(names)}] {name:<24} {''.join(marks)}", flush=True)
+    progress = _OpProgress(names, quiet=args.quiet)
+    order: dict[str, int] = {}
+
+    def to_run() -> Iterator[Case]:
+        for name in names:
+            cases = [c for c in cases_for(all_specs[name], args.seed) if c.kind in kinds]
+            progress.expect(name, len(cases))
+            for case in cases:
+                order[case.id] = len(order)
+                if case.id in done:
+                    on_result(result_from_record(case, done[case.id]), record=False)
+                else:
+                    yield case
+
+    def on_result(result: Result, record: bool = True) -> None:
+        results.append(result)
+        if journal and record:
+            journal.append(result)
+        progress.add(result)
+
+    try:
+        if args.no_isolation:
+            run_cases(to_run(), backend, on_result, profile=args.profile)
+        else:
+            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout,
+                                profile=args.profile) as runner:
+                runner.run(to_run(), on_result)
+    except WorkerStartError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if journal:
+            journal.close()
+    results.sort(key=lambda r: order[r.case.id])
     seconds = time.perf_counter() - start
-    failed = [r for r in results if r.status == FAILED]
+    failed = [r for r in results if r.status in FAILURES]
     print()
     print(scoreboard_text(results))
     if chosen_outcomes_text(results):
         print("\n" + chosen_outcomes_text(results))
     print(f"\nbackend {backend.name}, profile {args.profile}: {len(results)} cases in {seconds:.1f} s "
-          "(. passed, F failed, u unsupported, i implementation-defined)")
+          "(. passed, F failed, C crashed, T timed out, u unsupported, i implementation-defined)")
     for r in failed[: None if args.verbose else 10]:
-        print(f"\nFAILED {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
+        print(f"\n{r.status.upper()} {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
     if len(failed) > 10 and not args.verbose:
         print(f"\n... and {len(failed) - 10} more failures (use -v or --report)")
     if args.report:
@@ -138,6 +189,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         write_markdown(args.markdown, results, backend.name, seconds, args.profile)
     return 1 if failed else 0
+
+
+class _OpProgress:
+    """Prints one line of marks per op, in op order, once all of the op's results are in."""
+
+    def __init__(self, names: list[str], quiet: bool) -> None:
+        self.names = names
+        self.quiet = quiet
+        self.expected: dict[str, int] = {}
+        self.marks: dict[str, list[str]] = {name: [] for name in names}
+        self.printed = 0
+
+    def expect(self, name: str, count: int) -> None:
+        self.expected[name] = count
+        self._flush()
+
+    def add(self, result: Result) -> None:
+        self.marks[result.case.op].append(_MARKS.get(result.status, "?"))
+        self._flush()
+
+    def _flush(self) -> None:
+        while self.printed < len(self.names):
+            name = self.names[self.printed]
+            if name not in self.expected or len(self.marks[name]) < self.expected[name]:
+                return
+            self.printed += 1
+            if not self.quiet:
+                print(f"[{self.printed:>3}/{len(self.names)}] {name:<24} {''.join(self.marks[name])}", flush=True)
 
 
 def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:

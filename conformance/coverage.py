@@ -305,7 +305,10 @@ def _dilation(spec: Any, case: Case) -> bool:
 def _is_default(spec: Any, arg: Any, value: Any) -> bool:
     try:
         default = attributes.normalize(arg.type, arg.default)
-        return attributes.normalize(arg.type, value) == default
+        normalized = attributes.normalize(arg.type, value)
+        if isinstance(default, np.ndarray) or isinstance(normalized, np.ndarray):  # literal attributes
+            return type(default) is type(normalized) and bool(np.array_equal(default, normalized))
+        return bool(normalized == default)
     except (TypeError, ValueError):
         return False
 

@@ -36,7 +36,7 @@ from backend import etypes, ops
 from backend.builder import XlaBuilder, XlaComputation
 from backend.errors import OpError
 from backend.shape import Shape
-from conformance.build import _array_literal, add_op
+from conformance.build import REPRODUCTION_IMPORTS, _array_literal, add_op
 from conformance.cases import GENERATED, Case
 from conformance.compare import mismatch_mask
 from conformance.generate import STANDARD_SHAPES, candidate_types, draw_inputs, type_var
@@ -195,7 +195,8 @@ def _same(out: list[Any], ref: list[Any], spec: Any, comp: XlaComputation) -> bo
         o, r = np.asarray(o), np.asarray(r)
         if o.dtype != r.dtype or o.shape != r.shape:
             return False
-        if mismatch_mask(o, r, spec.tolerance.for_type(s.element_type()) if s.is_array() else None).any():
+        bound = spec.tolerance.for_type(s.element_type(), comp.root_instruction.attrs) if s.is_array() else None
+        if mismatch_mask(o, r, bound).any():
             return False
     return True
 
@@ -356,7 +357,7 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
 
 def program_reproduction(program: Program, backends: Sequence[str] = ("reference", "jax")) -> str:
     """A self-contained snippet that rebuilds ``program`` and prints each backend's result."""
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import XlaBuilder, ops, Shape, "
+    lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "from conformance.build import computation_from_description", "",
              "b = XlaBuilder('fuzz')"]
     values, n = [], 0

@@ -14,23 +14,28 @@ from typing import Any
 import numpy as np
 
 from backend import etypes
-from backend.errors import OpError, UnsupportedError
+from backend.errors import OpError
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from backend.host_io import Token, is_token
+from backend.shape import Shape, shape_from_pyval
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
 from conformance.values import random_array
+from specs.loader import parse_shape
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
 DEFAULT_COUNT = 48
 
 
 def cases_for(spec: Any, seed: int = 0) -> list[Case]:
-    return golden_cases(spec) + generated_cases(spec, seed) + error_cases(spec)
+    """Every case of ``spec``: golden and generated ones with operands as Parameters and as Constants."""
+    both = [c for case in golden_cases(spec) + generated_cases(spec, seed) for c in in_both_operand_forms(case)]
+    return both + error_cases(spec)
 
 
 def golden_cases(spec: Any) -> list[Case]:
     return [Case(id=f"{spec.name}/golden/{ex.name}", op=spec.name, kind=GOLDEN, inputs=dict(ex.inputs),
-                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined)
+                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined,
+                 infeed=ex.infeed, outfeed=ex.outfeed)
             for ex in spec.examples]
 
 
@@ -93,28 +98,60 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
     """Random operand values for one generator config (``dims``: the shape of operands the config
     leaves open), with their shapes as labels; None when the config cannot give every operand a type
     and a shape."""
-    types_fixed = {k: etypes.from_short_name(v) for k, v in (config.get("types") or {}).items()}
+    types_fixed: dict[str, Any] = {  # a list gives each operand of a variadic argument its own type
+        k: [etypes.from_short_name(x) for x in v] if isinstance(v, list) else etypes.from_short_name(v)
+        for k, v in (config.get("types") or {}).items()}
     label_shapes: list[str] = []
     inputs: dict[str, Any] = {}
+    form = spec.form_args({*(config.get("shapes") or {}), *(config.get("attrs") or {})})
     for a in spec.operand_args:
+        if a.name not in form:  # an argument of another of the op's forms
+            continue
+        if config.get("shapes") is not None and a.name not in config["shapes"] and not a.required:
+            continue  # an optional argument the config leaves out takes its default
         t = types_fixed.get(a.name)
         if t is None:
             if a.element == var and etype is not None:
                 t = etype
+            elif a.element is not None and etype in spec.element_types[a.element]:
+                t = etype  # another type variable that admits the drawn type takes it too
             elif a.element is not None:
                 t = spec.element_types[a.element][0]
+            elif var is None and etype is not None:  # an op without type variables: the generator's types
+                t = etype
             else:
                 return None
         shape_dims = config["shapes"][a.name] if config.get("shapes") and a.name in config["shapes"] else dims
         if shape_dims is None:
             return None
         if a.kind == "operands":  # a variadic argument: a list of shapes
-            inputs[a.name] = [random_array(rng, t, tuple(d), values_hint.get(a.name), specials) for d in shape_dims]
-            label_shapes += [str(Shape.array_shape(t, tuple(d))) for d in shape_dims]
+            per = t if isinstance(t, list) else [t] * len(shape_dims)
+            inputs[a.name] = [_random_value(rng, ti, d, values_hint.get(a.name), specials)
+                              for ti, d in zip(per, shape_dims)]
+            label_shapes += [_label(v) for v in inputs[a.name]]
             continue
-        inputs[a.name] = random_array(rng, t, tuple(shape_dims), values_hint.get(a.name), specials)
-        label_shapes.append(str(Shape.array_shape(t, tuple(shape_dims))))
+        inputs[a.name] = _random_value(rng, t, shape_dims, values_hint.get(a.name), specials)
+        label_shapes.append(_label(inputs[a.name]))
     return inputs, label_shapes
+
+
+def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hint: Any, specials: bool) -> Any:
+    """A random array of ``dims``, or a tuple value from ``{tuple: [...]}``: a dims list is a random array
+    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element."""
+    from specs.loader import parse_literal
+
+    if etype == PrimitiveType.TOKEN:  # a config type `token` gives a token input (made by CreateToken)
+        return Token()
+    if not isinstance(dims, dict):
+        return random_array(rng, etype, tuple(dims), hint, specials)
+    if set(dims) != {"tuple"} or not isinstance(dims["tuple"], list):
+        raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {dims!r}")
+    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+                 for e in dims["tuple"])
+
+
+def _label(value: Any) -> str:
+    return "token[]" if is_token(value) else str(shape_from_pyval(value)).replace(" ", "")
 
 
 def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
@@ -130,6 +167,10 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     if drawn is None:
         return None
     inputs, label_shapes = drawn
+    infeed_shapes = [parse_shape(s) for s in config.get("infeed") or []]
+    infeed = tuple(_random_infeed_value(rng, s, spec.generator.get("values") or {}) for s in infeed_shapes)
+    if infeed_shapes:
+        label_shapes = [*label_shapes, "infeed:" + ";".join(str(s) for s in infeed_shapes)]
     label = ",".join(label_shapes) if label_shapes else "attrs"
     if config.get("name"):
         label = f"{config['name']}:{label}"
@@ -138,9 +179,23 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
     case_id = f"{id_base}/{label}"
     try:
         comp, args = build_case(spec, inputs, attrs)
-        expected = get_backend("reference").execute(comp, args)
-    except (OpError, UnsupportedError):
-        return None  # the combination is not valid for this op / not computable by the reference
+    except OpError:
+        # shapes and configs are spread over the element types, and an op accepts only some of the
+        # combinations (tests/test_conformance.py checks that every config is valid for some type)
+        return None
+    outfeed: list[Any] = []
+    try:
+        expected = get_backend("reference").execute(comp, args, infeed=infeed, outfeed=outfeed)
+    except Exception as e:  # the reference crashing on a valid program is a bug of ours: keep it visible
+        return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                    generation_error=f"{type(e).__name__}: {e}", infeed=infeed)
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
                 expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
-                else tuple(expected))
+                else tuple(expected), infeed=infeed, outfeed=tuple(outfeed) if outfeed else None)
+
+
+def _random_infeed_value(rng: np.random.Generator, shape: Shape, values_hint: dict[str, Any]) -> Any:
+    """A random value of an infeed shape (an array, or a tuple of arrays)."""
+    if shape.is_tuple():
+        return tuple(_random_infeed_value(rng, s, values_hint) for s in shape.tuple_shapes())
+    return random_array(rng, shape.element_type(), shape.dimensions(), values_hint.get("infeed"), True)

@@ -37,6 +37,7 @@ class Mismatch:
     expected: np.ndarray
     bound: Any
     mask: np.ndarray
+    outputs: tuple[np.ndarray, ...] = ()  # the whole actual result, for outcomes judged on all outputs
 
 
 @dataclasses.dataclass
@@ -73,17 +74,21 @@ def check_registered(spec: Any, table: dict[str, Any]) -> None:
                                f"lists {sorted(entry.alternatives)} besides the reference's '{entry.reference}'")
 
 
-def _outcome_matches(outcome: Any, index: int, actual: np.ndarray, expected: np.ndarray, bound: Any) -> np.ndarray:
-    from backend.reference.allowed import Within
+def _outcome_matches(outcome: Any, m: Mismatch) -> np.ndarray:
+    from backend.reference.allowed import Holds, Within
 
+    index, actual, expected, bound = m.index, m.actual, m.expected, m.bound
     if isinstance(outcome, list):
         hit = np.zeros(actual.shape, bool)
         for one in outcome:
-            hit |= _outcome_matches(one, index, actual, expected, bound)
+            hit |= _outcome_matches(one, m)
         return hit
     if isinstance(outcome, Within):
         mask = np.asarray(outcome.mask[index] if isinstance(outcome.mask, tuple) else outcome.mask, bool)
-        return np.broadcast_to(mask, actual.shape) & _outcome_matches(outcome.outcome, index, actual, expected, bound)
+        return np.broadcast_to(mask, actual.shape) & _outcome_matches(outcome.outcome, m)
+    if isinstance(outcome, Holds):
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(np.asarray(outcome.check(m.outputs)[index], bool), actual.shape)
     value = outcome[index] if isinstance(outcome, tuple) else outcome
     if callable(value):
         return np.broadcast_to(np.asarray(value(actual, expected), bool), actual.shape)
@@ -102,14 +107,14 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
         left = m.mask.copy()
         for key, allowed in table.items():
             entry = spec.implementation_defined[key]
-            covered = np.broadcast_to(np.asarray(allowed.mask, bool), m.mask.shape) & left
+            covered = allowed.mask_of(m.index, m.mask.shape) & left
             if not covered.any():
                 continue
             names = [entry.xla] if profile == XLA else sorted(allowed.outcomes)
             for name in names:
                 if name == entry.reference or name not in allowed.outcomes:
                     continue
-                hit = covered & _outcome_matches(allowed.outcomes[name], m.index, m.actual, m.expected, m.bound)
+                hit = covered & _outcome_matches(allowed.outcomes[name], m)
                 if hit.any():
                     chosen.setdefault(key, Counter())[name] += int(hit.sum())
                     left &= ~hit
@@ -123,7 +128,7 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
 
 def _failure(spec: Any, table: dict[str, Any], m: Mismatch, left: np.ndarray, profile: str) -> str:
     detail = describe_mismatch(m.actual, m.expected, left)
-    inside = [k for k, a in table.items() if (np.broadcast_to(np.asarray(a.mask, bool), left.shape) & left).any()]
+    inside = [k for k, a in table.items() if (a.mask_of(m.index, left.shape) & left).any()]
     note = ""
     if inside:
         allowed = {k: sorted(spec.implementation_defined[k].outcomes) if profile == SPEC

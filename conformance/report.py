@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from conformance.outcomes import SPEC
-from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, Result
+from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
 
-STATUSES = (PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED)
+STATUSES = (PASSED, FAILED, CRASHED, TIMED_OUT, UNSUPPORTED, IMPL_DEFINED)
 
 
 def scoreboard(results: list[Result]) -> dict[str, Counter]:
@@ -42,16 +42,14 @@ def chosen_outcomes_text(results: list[Result]) -> str:
 
 def scoreboard_text(results: list[Result]) -> str:
     board = scoreboard(results)
-    width = max([len(op) for op in board] + [2])
-    head = f"{'op':<{width}}  {'cases':>5}  {'passed':>6}  {'failed':>6}  {'unsupported':>11}  {'impl-defined':>12}"
-    lines = [head, "-" * len(head)]
-    for op, c in board.items():
-        lines.append(f"{op:<{width}}  {sum(c.values()):>5}  {c[PASSED]:>6}  {c[FAILED]:>6}  {c[UNSUPPORTED]:>11}  "
-                     f"{c[IMPL_DEFINED]:>12}")
-    t = totals(results)
-    lines.append("-" * len(head))
-    lines.append(f"{'total':<{width}}  {sum(t.values()):>5}  {t[PASSED]:>6}  {t[FAILED]:>6}  {t[UNSUPPORTED]:>11}  "
-                 f"{t[IMPL_DEFINED]:>12}")
+    width = max([len(op) for op in board] + [5])
+    head = f"{'op':<{width}}  {'cases':>5}  " + "  ".join(f"{s:>{max(6, len(s))}}" for s in STATUSES)
+
+    def row(name: str, c: Counter) -> str:
+        return f"{name:<{width}}  {sum(c.values()):>5}  " + "  ".join(f"{c[s]:>{max(6, len(s))}}" for s in STATUSES)
+
+    lines = [head, "-" * len(head)] + [row(op, c) for op, c in board.items()]
+    lines += ["-" * len(head), row("total", totals(results))]
     return "\n".join(lines)
 
 
@@ -89,12 +87,14 @@ def write_junit(path: str, results: list[Result], backend: str, profile: str = S
     for op, rs in sorted(by_op.items()):
         c = Counter(r.status for r in rs)
         suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(rs)), failures=str(c[FAILED]),
-                              skipped=str(c[UNSUPPORTED] + c[IMPL_DEFINED]))
+                              errors=str(c[CRASHED] + c[TIMED_OUT]), skipped=str(c[UNSUPPORTED] + c[IMPL_DEFINED]))
         for r in rs:
             tc = ET.SubElement(suite, "testcase", classname=f"{backend}.{op}", name=r.case.id,
                                time=f"{r.seconds:.4f}")
             if r.status == FAILED:
                 ET.SubElement(tc, "failure", message=r.message[:500]).text = r.reproduction
+            elif r.status in (CRASHED, TIMED_OUT):
+                ET.SubElement(tc, "error", type=r.status, message=r.message[:500]).text = r.reproduction
             elif r.status in (UNSUPPORTED, IMPL_DEFINED):
                 ET.SubElement(tc, "skipped", message=f"{r.status}: {r.message[:500]}")
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
@@ -104,12 +104,10 @@ def write_markdown(path: str, results: list[Result], backend: str, seconds: floa
     board = scoreboard(results)
     t = totals(results)
     lines = [f"# Conformance: backend `{backend}`, profile `{profile}`", "",
-             f"{sum(t.values())} cases in {seconds:.1f} s: {t[PASSED]} passed, {t[FAILED]} failed, "
-             f"{t[UNSUPPORTED]} unsupported, {t[IMPL_DEFINED]} implementation-defined.", "",
-             "| op | cases | passed | failed | unsupported | impl-defined |", "|---|---|---|---|---|---|"]
+             f"{sum(t.values())} cases in {seconds:.1f} s: " + ", ".join(f"{t[s]} {s}" for s in STATUSES) + ".", "",
+             "| op | cases | " + " | ".join(STATUSES) + " |", "|---" * (len(STATUSES) + 2) + "|"]
     for op, c in board.items():
-        lines.append(f"| {op} | {sum(c.values())} | {c[PASSED]} | {c[FAILED]} | {c[UNSUPPORTED]} | "
-                     f"{c[IMPL_DEFINED]} |")
+        lines.append(f"| {op} | {sum(c.values())} | " + " | ".join(str(c[s]) for s in STATUSES) + " |")
     chosen = [r for r in results if r.status == IMPL_DEFINED]
     if chosen:
         lines += ["", "## Implementation-defined outcomes chosen", ""]
@@ -117,9 +115,10 @@ def write_markdown(path: str, results: list[Result], backend: str, seconds: floa
         lines += [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen_outcomes(results).items())]
         lines += [""] + [f"- `{r.case.id}`: {r.message}" for r in chosen]
     failed = [r for r in results if r.status == FAILED]
+    failed = [r for r in results if r.status in FAILURES]
     if failed:
         lines += ["", "## Failures", ""]
         for r in failed:
-            lines += [f"### {r.case.id}", "", r.message, "", "```python", r.reproduction, "```", ""]
+            lines += [f"### {r.case.id} ({r.status})", "", r.message, "", "```python", r.reproduction, "```", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

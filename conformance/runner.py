@@ -14,10 +14,14 @@ import specs
 from backend.errors import OpError, UnsupportedError
 from conformance.build import build_case, reproduction
 from conformance.cases import ERROR, Case
-from conformance.compare import mismatch_mask
+from conformance.compare import describe_mismatch, mismatch_mask
 from conformance.outcomes import SPEC, Mismatch, check_profile, judge
 
 PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED = "passed", "failed", "unsupported", "impl-defined"
+#: Recorded by the isolating runner (conformance/isolation.py) when the process running a case dies
+#: or exits (CRASHED) or runs past its time limit (TIMED_OUT); both count as failures.
+CRASHED, TIMED_OUT = "crashed", "timed out"
+FAILURES = (FAILED, CRASHED, TIMED_OUT)
 
 
 @dataclasses.dataclass
@@ -36,7 +40,7 @@ def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
     start = time.perf_counter()
     result = _run(case, backend, profile)
     result.seconds = time.perf_counter() - start
-    if result.status == FAILED:
+    if result.status in FAILURES:
         result.reproduction = reproduction(case, backend.name)
     return result
 
@@ -54,23 +58,23 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
             return Result(case, FAILED, f"expected OpError({case.violates}), got {type(e).__name__}: {e}")
         return Result(case, FAILED, f"expected OpError({case.violates}), but the op built without error")
     try:
-        comp, args = build_case(spec, case.inputs, case.attrs)
+        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
     except Exception as e:
         return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
+    if case.generation_error:
+        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
-    reason = backend.supports(comp)
-    if reason:
-        return Result(case, UNSUPPORTED, reason)
-    try:
-        outputs = backend.execute(comp, args)
-    except UnsupportedError as e:
-        return Result(case, UNSUPPORTED, str(e))
-    except Exception as e:
-        return Result(case, FAILED, f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}")
     expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
-    if len(outputs) != len(expected):
-        return Result(case, FAILED, f"got {len(outputs)} outputs, expected {len(expected)}")
+    outfeed: list[Any] = []
+    outcome = _execute(case, backend, comp, args, len(expected), outfeed)
+    if isinstance(outcome, Result):
+        return outcome
+    outputs = outcome
+    if case.outfeed is not None:
+        problem = _outfeed_mismatch(outfeed, case.outfeed)
+        if problem:
+            return Result(case, FAILED, problem)
     root = comp.root_instruction
     result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
     mismatches = []
@@ -79,10 +83,10 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
         if out_arr.dtype != exp_arr.dtype or out_arr.shape != exp_arr.shape:
             return Result(case, FAILED, f"output {i}: got {out_arr.dtype}{list(out_arr.shape)}, expected "
                           f"{exp_arr.dtype}{list(exp_arr.shape)}")
-        bound = spec.tolerance.for_type(shape.element_type()) if shape.is_array() else None
+        bound = spec.tolerance.for_type(shape.element_type(), root.attrs) if shape.is_array() else None
         mask = mismatch_mask(out_arr, exp_arr, bound)
         if mask.any():
-            mismatches.append(Mismatch(i, out_arr, exp_arr, bound, mask))
+            mismatches.append(Mismatch(i, out_arr, exp_arr, bound, mask, tuple(outputs)))
     if not mismatches:
         return Result(case, PASSED)
     verdict = judge(case, spec, comp, args, mismatches, profile)
@@ -92,6 +96,75 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
     if profile == SPEC:
         return Result(case, IMPL_DEFINED, f"implementation-defined: {verdict.message}", chosen=chosen)
     return Result(case, PASSED, f"XLA's outcome where the reference departs from it: {verdict.message}", chosen=chosen)
+
+
+def _outfeed_mismatch(got: list[Any], expected: tuple[Any, ...]) -> str | None:
+    """How the outfeed values differ from the expected ones (exactly: Outfeed copies values), or None."""
+    flat_got = [np.asarray(x) for v in got for x in (v if isinstance(v, tuple) else (v,))]
+    flat_exp = [np.asarray(x) for v in expected for x in (v if isinstance(v, tuple) else (v,))]
+    if len(got) != len(expected) or len(flat_got) != len(flat_exp):
+        return f"outfeed: got {len(got)} values, expected {len(expected)}"
+    for i, (g, e) in enumerate(zip(flat_got, flat_exp)):
+        if g.dtype != e.dtype or g.shape != e.shape:
+            return f"outfeed value {i}: got {g.dtype}{list(g.shape)}, expected {e.dtype}{list(e.shape)}"
+        mask = mismatch_mask(g, e, None)
+        if mask.any():
+            return f"outfeed value {i} differs: {describe_mismatch(g, e, mask)}"
+    return None
+
+
+def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: int,
+             outfeed: list[Any] | None = None) -> Result | list[np.ndarray]:
+    """The backend's outputs, or the result recording why there are none (a case with infeed values
+    or expected outfeed values passes ``infeed=`` and ``outfeed=`` to the backend).
+
+    Only an explicit refusal (``supports()`` giving a reason, ``UnsupportedError``) is unsupported;
+    any other exception, a ``sys.exit``, or outputs that are not a list of ``n_expected`` arrays fail.
+    """
+    try:
+        reason = backend.supports(comp)
+    except SystemExit as e:
+        return Result(case, CRASHED, f"supports() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"supports() raised {_exception_head(e)}")
+    if reason is not None and not isinstance(reason, str):
+        return Result(case, FAILED, f"supports() returned {type(reason).__name__}, not a reason string or None")
+    if reason:
+        return Result(case, UNSUPPORTED, reason)
+    try:
+        if case.infeed or case.outfeed is not None:
+            outputs = backend.execute(comp, args, infeed=list(case.infeed), outfeed=outfeed)
+        else:
+            outputs = backend.execute(comp, args)
+    except UnsupportedError as e:
+        return Result(case, UNSUPPORTED, str(e))
+    except SystemExit as e:
+        return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
+    if not isinstance(outputs, (list, tuple)):
+        return Result(case, FAILED, f"execute() returned {type(outputs).__name__}, not a list of {n_expected} arrays")
+    if len(outputs) != n_expected:
+        return Result(case, FAILED, f"execute() returned {len(outputs)} outputs, expected {n_expected}")
+    arrays = []
+    for i, out in enumerate(outputs):
+        try:
+            arr = np.asarray(out)
+        except Exception as e:
+            return Result(case, FAILED, f"output {i} is not an array: {type(e).__name__}: {e}")
+        if arr.dtype == object:
+            return Result(case, FAILED, f"output {i} is a {type(out).__name__}, not an array")
+        arrays.append(arr)
+    return arrays
+
+
+def _exception_head(e: BaseException) -> str:
+    """``Type: message`` and the head of the traceback, with the chained causes (the backend's own frames)."""
+    lines = traceback.format_exception(e, limit=6)
+    text = "".join(lines).rstrip()
+    if len(text) > 4000:
+        text = text[:2000] + "\n...\n" + text[-2000:]
+    return f"{type(e).__name__}: {e}\n{text}"
 
 
 def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None,

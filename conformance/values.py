@@ -35,8 +35,12 @@ def special_values(etype: PrimitiveType) -> list[Any]:
 
 def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int, ...],
                  hint: dict[str, Any] | None = None, specials: bool = True) -> np.ndarray:
-    """A random array of the type, with values in ``hint``'s ``[min, max]`` if given."""
+    """A random array of the type, with values in ``hint``'s ``[min, max]`` if given, and the
+    matrix ``structure`` the hint names (see :data:`MATRIX_STRUCTURES`)."""
     hint = hint or {}
+    if hint.get("structure"):
+        plain = random_array(rng, etype, dims, {k: v for k, v in hint.items() if k != "structure"}, specials)
+        return MATRIX_STRUCTURES[hint["structure"]](plain)
     dtype = etypes.etype_to_dtype(etype)
     n = int(np.prod(dims, dtype=np.int64)) if dims else 1
     lo, hi = hint.get("min"), hint.get("max")
@@ -85,3 +89,22 @@ def _with_specials(rng: np.random.Generator, etype: PrimitiveType, flat: np.ndar
             arr = np.array(list(flat), dtype=np.complex128 if etypes.is_complex(etype)
                            else np.bool_ if etype == PrimitiveType.PRED else np.float64).astype(dtype)
     return arr.reshape(dims)
+
+
+def _positive_definite(m: np.ndarray) -> np.ndarray:
+    """m . m^H + n I for each n x n matrix m: Hermitian, eigenvalues in [n, n + ||m||_2^2]."""
+    wide = m.astype(np.complex128 if np.iscomplexobj(m) else np.float64)
+    n = m.shape[-1]
+    return (wide @ np.conj(np.swapaxes(wide, -1, -2)) + n * np.eye(n)).astype(m.dtype)
+
+
+def _diagonally_dominant(m: np.ndarray) -> np.ndarray:
+    """m + 2n I for each n x n matrix m: with |m_ij| <= 1 every triangle of it is well conditioned."""
+    wide = m.astype(np.complex128 if np.iscomplexobj(m) else np.float64)
+    n = m.shape[-1]
+    return (wide + 2 * n * np.eye(n)).astype(m.dtype)
+
+
+#: Matrix structures a generator's value hint may ask for (``structure: name``), applied to each
+#: matrix of the two minor dimensions of random values.
+MATRIX_STRUCTURES = {"positive_definite": _positive_definite, "diagonally_dominant": _diagonally_dominant}

@@ -48,9 +48,12 @@ def render_op(spec: OpSpec) -> str:
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
+    if spec.forms:
+        lines += ["A call is told apart by its arguments (their number, names and kinds); the forms take:", ""]
+        lines += [f"- {form}: {', '.join(f'`{n}`' for n in names)}" for form, names in spec.forms.items()] + [""]
     lines += ["## Arguments", "", "| name | kind | type | default | description |", "|---|---|---|---|---|"]
     for a in spec.args:
-        typ = a.type or (f"array of `{a.element}`" if a.element else "")
+        typ = a.type or (f"array of `{a.element}{'_i' if a.per_operand else ''}`" if a.element else "")
         default = "" if a.required else f"`{a.default!r}`"
         lines.append(f"| `{a.name}` | {a.kind} | {typ} | {default} | {a.doc} |")
     lines.append("")
@@ -86,7 +89,10 @@ def render_op(spec: OpSpec) -> str:
         lines.append(f"| {er.violates} | {inputs} | {attrs} |")
     lines += ["", "## Tolerance", ""]
     for key, bound in spec.tolerance.by_key.items():
-        lines.append(f"- `{key}`: " + ("exact" if bound is None else f"rtol={bound.rtol:g}, atol={bound.atol:g}"))
+        text = "exact" if bound is None else f"rtol={bound.rtol:g}, atol={bound.atol:g}"
+        if bound is not None and bound.log2_scale:
+            text += f", each times max(1, log2 of the product of {bound.log2_scale})"
+        lines.append(f"- `{key}`: " + text)
     lines += ["", f"*Generated from `specs/ops/{spec.path.name}`.*", ""]
     return "\n".join(lines)
 

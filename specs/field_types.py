@@ -94,24 +94,31 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
-    "see_also": ListOf(STR),
+    "see_also": ListOf(STR), "call_forms": ListOf(MAPPING), "forms": MappingOf(ListOf(STR)),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",
                       "generator", "see_also"})
 ARG: dict[str, FieldType] = {"kind": STR, "type": STR, "element": STR, "default": ANY, "doc": STR,
                              "broadcast": BOOL, "constraint": STR}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
-                                 "implementation_defined": ANY}
+                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
 ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
-BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND}
-_MIN_MAX = MappingOf(NUMBER)
+BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
+#: A generated operand's value hint: numbers (min, max, scale), special_values: false, or a matrix
+#: structure's name (``structure``, one of conformance.values.MATRIX_STRUCTURES).
+MATRIX_STRUCTURES = ("positive_definite", "diagonally_dominant")
+_MIN_MAX = MappingOf(OneOf(NUMBER, BOOL, FieldType(f"a matrix structure ({', '.join(MATRIX_STRUCTURES)})",
+                                                    lambda v: v in MATRIX_STRUCTURES)))
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
     "special_values": BOOL, "configs": ListOf(MAPPING), "count": COUNT,
 }
-#: One generator config; a variadic argument's shapes are a list of dimension lists.
-CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(DIMS, ListOf(DIMS))), "attrs": MAPPING,
-                                "types": MappingOf(STR)}
+#: One generator config; a variadic argument's shapes are a list of dimension lists; a tuple-shaped operand
+#: is {tuple: [dims or literal, ...]}.
+_CONFIG_SHAPE = OneOf(DIMS, FieldType("a {tuple: [...]} mapping", lambda v: isinstance(v, dict) and set(v) == {"tuple"}))
+CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(_CONFIG_SHAPE, ListOf(_CONFIG_SHAPE))),
+                                "attrs": MAPPING,
+                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR)}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
 FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
-            "reduction", "linear_algebra", "control_flow", "collective", "internal")
+            "reduction", "linear_algebra", "control_flow", "collective", "random", "internal")
 
 
 class _Missing:
@@ -198,6 +199,11 @@ def _literal_value(node: Any) -> Any:
             raise ValueError("a tuple literal holds a list of literals")
         return tuple(parse_literal(v) for v in value)
     shape = parse_shape(str(key))
+    if shape.is_token():  # a token carries no data: {"token[]": []}
+        if value not in (None, []):
+            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
+        from backend.host_io import Token
+        return Token()
     if not shape.is_array():
         raise ValueError(f"literal shape must be an array shape, got {shape}")
     dtype = shape.numpy_dtype()
@@ -229,6 +235,7 @@ class ArgSpec:
     kind: str                      # builder | operand | operands | attribute | computation
     type: str | None = None        # attribute type (see backend.attributes)
     element: str | None = None     # element-type variable (T) for operands
+    per_operand: bool = False      # ``element: T_i``: each operand of a variadic argument has its own T_i
     default: Any = _MISSING
     doc: str = ""
     broadcast: bool = False        # operand is implicitly broadcast to the result shape
@@ -244,6 +251,19 @@ class ArgSpec:
 
 
 @dataclasses.dataclass(frozen=True)
+class CallForm:
+    """An alternative way to call the op (xla_client's form): the positional argument order, where
+    ``builder`` is a leading XlaBuilder the op has no argument for, and keyword renames."""
+
+    args: tuple[str, ...]
+    rename: dict[str, str]
+
+    @property
+    def extra_builder(self) -> bool:
+        return "builder" in self.args
+
+
+@dataclasses.dataclass(frozen=True)
 class Example:
     name: str
     inputs: dict[str, Any]
@@ -251,6 +271,9 @@ class Example:
     expected: Any
     doc: str = ""
     implementation_defined: str | None = None
+    #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
+    infeed: tuple[Any, ...] = ()
+    outfeed: tuple[Any, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,8 +302,20 @@ class ErrorExample:
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
+    """``|actual - expected| <= atol + rtol * |expected|``; with ``log2_scale`` naming an int-list attribute,
+    both bounds are multiplied by max(1, log2 N), N the product of that attribute of the instruction (the
+    rounding error of an FFT of length N grows as log2 N)."""
+
     rtol: float
     atol: float
+    log2_scale: str | None = None
+
+    def for_attrs(self, attrs: dict[str, Any] | None) -> Bound:
+        """The bound for an instruction with these attributes (itself when it does not scale)."""
+        if self.log2_scale is None or attrs is None:
+            return self
+        factor = max(1.0, math.log2(max(1, math.prod(attrs.get(self.log2_scale) or ()))))
+        return Bound(self.rtol * factor, self.atol * factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,7 +324,12 @@ class Tolerance:
 
     by_key: dict[str, Bound | None]
 
-    def for_type(self, etype: PrimitiveType) -> Bound | None:
+    def for_type(self, etype: PrimitiveType, attrs: dict[str, Any] | None = None) -> Bound | None:
+        """The bound for a result of ``etype`` (scaled for the instruction's ``attrs`` where the bound says so)."""
+        bound = self._unscaled(etype)
+        return bound.for_attrs(attrs) if bound is not None else None
+
+    def _unscaled(self, etype: PrimitiveType) -> Bound | None:
         name = etypes.short_name(etype)
         if name in self.by_key:
             return self.by_key[name]
@@ -319,6 +359,10 @@ class OpSpec:
     shape_rule: str
     executable: bool
     path: Path
+    #: Argument lists of the op's call forms (``{form: (arg, ...)}``), for ops with several signatures
+    #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
+    forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    call_forms: tuple[CallForm, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -330,6 +374,16 @@ class OpSpec:
     def operand_args(self) -> tuple[ArgSpec, ...]:
         return tuple(a for a in self.args if a.is_operand)
 
+    def form_args(self, names: Any) -> tuple[str, ...]:
+        """The arguments of the call form that takes all of ``names`` (all arguments for a one-form op)."""
+        if not self.forms:
+            return tuple(a.name for a in self.args)
+        names = set(names)
+        for form in self.forms.values():
+            if names <= set(form):
+                return form
+        raise KeyError(f"no call form of {self.name} takes all of {sorted(names)}")
+
     @property
     def takes_builder(self) -> bool:
         return any(a.kind == "builder" for a in self.args)
@@ -338,16 +392,22 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
 
 
-def _parse_tolerance(ctx: _Ctx, node: Any) -> Tolerance:
+def _parse_tolerance(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...] = ()) -> Tolerance:
+    int_lists = {a.name for a in args if a.kind == "attribute" and (a.type or "").rstrip("?") == "int_list"}
+
     def bound(v: Any, where: str) -> Bound | None:
         if v == "exact":
             return None
-        m = ctx.mapping(v, where, (), ("rtol", "atol"), types=field_types.BOUND)
-        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)))
+        m = ctx.mapping(v, where, (), ("rtol", "atol", "log2_scale"), types=field_types.BOUND)
+        scale = m.get("log2_scale")
+        if scale is not None and scale not in int_lists:
+            raise ctx.fail(f"{where}.log2_scale", f"log2_scale names an int_list attribute of the op "
+                           f"({', '.join(sorted(int_lists)) or 'it has none'}), got {scale!r}", m, "log2_scale")
+        return Bound(float(m.get("rtol", 0.0)), float(m.get("atol", 0.0)), scale)
 
     if node == "exact":
         return Tolerance({"default": None})
@@ -383,9 +443,41 @@ def _parse_args(ctx: _Ctx, node: Any) -> tuple[ArgSpec, ...]:
             raise ctx.fail(where, "an attribute needs a 'type'", m)
         if "type" in m:
             _check_attribute_type(ctx, m, where)
-        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=m.get("element"),
+        element, per_operand = m.get("element"), False
+        if isinstance(element, str) and element.endswith("_i"):
+            if m["kind"] != "operands":
+                raise ctx.fail(f"{where}.element", f"a per-operand type variable ('{element}') needs kind 'operands'",
+                               m, "element")
+            element, per_operand = element[:-2], True
+        out.append(ArgSpec(name=name, kind=m["kind"], type=m.get("type"), element=element, per_operand=per_operand,
                            default=m.get("default", _MISSING), doc=str(m.get("doc", "")),
                            broadcast=bool(m.get("broadcast", False)), constraint=m.get("constraint")))
+    return tuple(out)
+
+
+def _parse_call_forms(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, list):
+        raise ctx.fail("call_forms", "expected a list of {args: [...], rename: {...}}")
+    names = {a.name for a in args}
+    out = []
+    for i, form in enumerate(node):
+        where = f"call_forms[{i}]"
+        m = ctx.mapping(form, where, ("args",), ("rename", "doc"))
+        rename = m.get("rename") or {}
+        if not isinstance(m["args"], list) or not isinstance(rename, dict):
+            raise ctx.fail(where, "'args' is a list of argument names and 'rename' a mapping", m)
+        for new, old in rename.items():
+            if old not in names or new in names:
+                raise ctx.fail(f"{where}.rename.{new}", f"renames '{new}' to '{old}': the target must be an argument "
+                               "and the new name must not be one", rename, new)
+        for k, arg in enumerate(m["args"]):
+            known = arg in names or arg in rename or (arg == "builder" and k == 0 and "builder" not in names)
+            if not known or m["args"].count(arg) > 1:
+                raise ctx.fail(f"{where}.args", f"'{arg}' is not an argument (or a leading 'builder'), or repeats", m,
+                               "args")
+        out.append(CallForm(args=tuple(m["args"]), rename={str(k): str(v) for k, v in rename.items()}))
     return tuple(out)
 
 
@@ -440,7 +532,6 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if top["family"] not in FAMILIES:
         raise ctx.fail("family", f"unknown family '{top['family']}' (allowed: {', '.join(FAMILIES)})", top, "family")
     args = _parse_args(ctx, top["args"])
-    arg_names = {a.name for a in args}
 
     element_types: dict[str, tuple[PrimitiveType, ...]] = {}
     for var, classes in (top.get("element_types") or {}).items():
@@ -471,22 +562,30 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     examples = []
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
-        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined"),
+        m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
+                                                          "infeed", "outfeed"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         try:
             expected = parse_literal(m["expected"])
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
+        feeds: dict[str, Any] = {}
+        for key in ("infeed", "outfeed"):
+            try:
+                feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
+            except ValueError as e:
+                raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
         examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined")))
+                                implementation_defined=m.get("implementation_defined"),
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
         m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
                         nullable=field_types.EXAMPLE_NULLABLE)
-        _check_arg_keys(ctx, m, where, arg_names)
+        _check_arg_keys(ctx, m, where, args)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
         errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
@@ -504,6 +603,13 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if dup:
         raise ctx.fail("examples", f"example names must be unique, repeated: {sorted(dup)}")
 
+    forms = _parse_forms(ctx, top, {a.name for a in args})
+    for ex in [*(top["examples"] or []), *(top["errors"] or [])]:
+        keys = {*(ex.get("inputs") or {}), *(ex.get("attrs") or {})}
+        if forms and not any(keys <= set(f) for f in forms.values()):
+            raise ctx.fail("examples", f"the arguments {sorted(keys)} of '{ex.get('name', ex.get('violates'))}' "
+                           f"are not those of one call form ({', '.join(forms)})", ex)
+
     generator = top.get("generator") or {}
     ctx.mapping(generator, "generator", (), _GENERATOR_KEYS, types=field_types.GENERATOR)
     for i, config in enumerate(generator.get("configs") or []):
@@ -518,9 +624,10 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
                   type_constraint=type_constraint, examples=tuple(examples), errors=tuple(errors),
-                  tolerance=_parse_tolerance(ctx, top["tolerance"]), implementation_defined=dict(impl),
+                  tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
-                  executable=bool(top.get("executable", True)), path=path)
+                  executable=bool(top.get("executable", True)), path=path, forms=forms,
+                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), args))
     if check_functions:
         _check_functions(ctx, spec)
     return spec
@@ -560,12 +667,51 @@ def _parse_implementation_defined(ctx: _Ctx, node: Any) -> dict[str, Implementat
     return out
 
 
-def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, arg_names: set[str]) -> None:
+def _parse_forms(ctx: _Ctx, top: Any, arg_names: set[str]) -> dict[str, tuple[str, ...]]:
+    node = top.get("forms")
+    if node is None:
+        return {}
+    if not isinstance(node, dict) or len(node) < 2:
+        raise ctx.fail("forms", "expected a mapping of at least two form names to argument lists", top, "forms")
+    forms: dict[str, tuple[str, ...]] = {}
+    for form, names in node.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise ctx.fail(f"forms.{form}", "expected a non-empty list of argument names", node, form)
+        unknown = [n for n in names if n not in arg_names]
+        if unknown:
+            raise ctx.fail(f"forms.{form}", f"{unknown} are not arguments of this op", node, form)
+        forms[str(form)] = tuple(names)
+    unused = arg_names - {n for f in forms.values() for n in f}
+    if unused:
+        raise ctx.fail("forms", f"arguments {sorted(unused)} belong to no form", top, "forms")
+    return forms
+
+
+#: The keys of a sub-computation description in an example (built by conformance.build).
+COMPUTATION_DESCRIPTION_KEYS = ("op", "params", "pairwise", "select", "compare", "keys", "scan", "returns", "ops",
+                                "name")
+
+
+def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -> None:
+    by_name = {a.name: a for a in args}
     for section in ("inputs", "attrs"):
         for key in (m.get(section) or {}):
-            if key not in arg_names:
+            if key not in by_name:
                 raise ctx.fail(f"{where}.{section}.{key}", f"'{key}' is not an argument of this op",
                                m[section], key)
+    for key, value in (m.get("attrs") or {}).items():
+        a = by_name[key]
+        if a.kind == "computation" or a.type == "computation":
+            descriptions = [value] if isinstance(value, dict) else []
+        elif a.type == "computation_list" and isinstance(value, list):
+            descriptions = [v for v in value if isinstance(v, dict)]
+        else:
+            continue
+        for desc in descriptions:
+            unknown = [k for k in desc if k not in COMPUTATION_DESCRIPTION_KEYS]
+            if unknown or ("op" in desc) == ("ops" in desc):
+                raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' or 'ops' and takes "
+                               f"only {', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(desc)}", m["attrs"], key)
 
 
 def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:

@@ -1,5 +1,7 @@
 """Gather and Scatter: hand-computed values, constraint ids, and the Pallas scatter kernel."""
 
+from typing import Any
+
 import jax
 import numpy as np
 import pytest
@@ -74,21 +76,38 @@ def _pair_computation():
     return b.build()
 
 
-def test_variadic_scatter_on_reference_and_unsupported_on_jax():
+def _variadic_scatter(computation: Any) -> Any:
     b = XlaBuilder("variadic")
     x0, x1 = _param(b, 0, PrimitiveType.S32, (3,)), _param(b, 1, PrimitiveType.S32, (3,))
     idx = _param(b, 2, PrimitiveType.S32, (2,))
     u0, u1 = _param(b, 3, PrimitiveType.S32, (2,)), _param(b, 4, PrimitiveType.S32, (2,))
-    ops.Scatter([x0, x1], idx, [u0, u1], _pair_computation(), ROWS)
-    comp = b.build()
-    i32 = np.int32
-    args = [np.array([1, 2, 3], i32), np.array([5, 5, 5], i32), np.array([2, 2], i32), np.array([10, 20], i32),
-            np.array([3, 9], i32)]
-    out = get_backend("reference").execute(comp, args)
+    ops.Scatter([x0, x1], idx, [u0, u1], computation, ROWS)
+    return b.build()
+
+
+VARIADIC_ARGS = [np.array([1, 2, 3], np.int32), np.array([5, 5, 5], np.int32), np.array([2, 2], np.int32),
+                 np.array([10, 20], np.int32), np.array([3, 9], np.int32)]
+
+
+@pytest.mark.parametrize("backend", ["reference", "jax"])
+def test_variadic_scatter(backend: str) -> None:
+    # both updates land on element 2: 3 + 10 + 20 = 33 and max(5, 3, 9) = 9
+    out = get_backend(backend).execute(_variadic_scatter(_pair_computation()), VARIADIC_ARGS)
     np.testing.assert_array_equal(out[0], [1, 2, 33])
     np.testing.assert_array_equal(out[1], [5, 5, 9])
-    with pytest.raises(UnsupportedError):
-        get_backend("jax").execute(comp, args)
+
+
+def test_variadic_scatter_mixing_operands_unsupported_on_jax() -> None:
+    b = XlaBuilder("mixing")
+    a0, a1, u0, u1 = (_param(b, i, PrimitiveType.S32, ()) for i in range(4))
+    ops.Tuple(b, [ops.Add(a0, u1), ops.Max(a1, u0)])  # result 0 reads operand 1's update: not separable
+    comp = _variadic_scatter(b.build())
+    out = get_backend("reference").execute(comp, VARIADIC_ARGS)
+    np.testing.assert_array_equal(out[0], [1, 2, 15])  # 3 + 3 + 9
+    np.testing.assert_array_equal(out[1], [5, 5, 20])  # max(5, 10, 20)
+    assert "mixes them" in get_backend("jax").supports(comp)
+    with pytest.raises(UnsupportedError, match="mixes them"):
+        get_backend("jax").execute(comp, VARIADIC_ARGS)
 
 
 @pytest.mark.parametrize("kwargs,constraint", [
@@ -129,8 +148,7 @@ def _pallas_failures(cases):
 @pytest.mark.parametrize("op", ["Gather", "Scatter"])
 def test_pallas_conformance_golden_and_some_generated(op):
     cases = [c for c in cases_for(specs.get(op)) if c.kind != "error"]
-    # variadic scatter is unsupported by jax itself (an explicit UnsupportedError), so not the kernel's to run
-    picked = [c for c in cases if c.kind == "golden" and len(c.inputs.get("operands", [None])) == 1]
+    picked = [c for c in cases if c.kind == "golden"]  # variadic scatter falls back to the jax lowering
     picked += [c for c in cases if "/f32/" in c.id][:4]
     bad = _pallas_failures(picked)
     assert not bad, "\n".join(bad)

@@ -13,7 +13,7 @@ from conformance.generate import cases_for
 from conformance.outcomes import allowed_outcomes
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case, run_cases
 from specs.loader import SpecError, load_file
-from tests.broken_backends import MUTANTS
+from tests.mutant_backends import MUTANTS
 
 
 def _mutant(name: str):
@@ -21,7 +21,7 @@ def _mutant(name: str):
 
 
 def _golden(op: str, name: str) -> Case:
-    return next(c for c in cases_for(specs.get(op)) if c.kind == GOLDEN and c.id.endswith("/" + name))
+    return next(c for c in cases_for(specs.get(op)) if c.kind == GOLDEN and (c.id + "/").startswith(f"{op}/golden/{name}/"))
 
 
 def _case(op: str, inputs: dict, expected, attrs: dict | None = None, tag: str | None = None) -> Case:

@@ -101,7 +101,8 @@ def test_error_constraints():
     idx = ops.Parameter(b, 2, Shape.array_shape(PrimitiveType.S32, (2, 3)), "idx")
     idx0 = ops.Parameter(b, 3, Shape.scalar_shape(PrimitiveType.S32), "idx0")
     assert _error(lambda: ops.Reduce([x], [init], add, [2])) == "C6"
-    assert _error(lambda: ops.Reduce([x, idx], [init, idx0], add, [1])) == "C1"
+    assert _error(lambda: ops.Reduce([x, idx], [idx0, init], add, [1])) == "C1"  # init i has operand i's type
+    assert _error(lambda: ops.Reduce([x, idx], [init, idx0], add, [1])) == "C5"  # (f32, s32) is fine: 4 params
     assert _error(lambda: ops.Reduce([x], [init], _scalar_computation("ge", ops.Ge), [1])) == "C5"
     assert _error(lambda: ops.ReduceWindow([x], [init], add, [1, 0], [1, 1], [[0, 0], [0, 0]])) == "C7"
     assert _error(lambda: ops.ReduceWindow([x], [init], add, [1], [1], [[0, 0]])) == "C6"

@@ -133,7 +133,7 @@ WRONGLY_TYPED = [
     ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "special_values: 'no'"),
      r"generator.special_values: expected true or false"),
     ("tolerance: exact", "tolerance: exact\n" + GEN.replace("[2], rhs", "2, rhs"),
-     r"generator.configs\[0\].shapes: 'lhs': expected a list of an integer or a list of a list of an integer"),
+     r"generator.configs\[0\].shapes: 'lhs': expected a list of an integer or a {tuple: \[...\]} mapping or a list of "),
     ("tolerance: exact", "tolerance: exact\n" + GEN.replace("{shapes:", "{shape:"),
      r"generator.configs\[0\].shape: unknown key 'shape'"),
     ("tolerance: exact", "tolerance: exact\n" + GEN.replace("count: 3", "values: {lhs: {min: a}}"),

@@ -72,6 +72,7 @@ CLOSE = [
     ("Cbrt", np.float64([-8, 27, 2]), np.float64([-2, 3, 1.2599210498948732])),
     ("Cosh", np.float64([1]), np.float64([1.5430806348152437])),
     ("Erf", np.float64([1, 0.5]), np.float64([0.8427007929497149, 0.5204998778130465])),
+    ("Erf", np.float64(0.5), np.float64(0.5204998778130465)),  # rank 0 (the reference once crashed here)
     ("Expm1", np.float64([1e-10]), np.float64([1.00000000005e-10])),
     ("Log1p", np.float64([1e-10]), np.float64([9.9999999995e-11])),
     ("Logistic", np.float64([1]), np.float64([0.7310585786300049])),

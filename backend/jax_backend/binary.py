@@ -1,9 +1,11 @@
 """jax lowerings of the element-wise binary ops.
 
 Each op maps onto its ``jax.lax`` function. Where lax refuses an element type that XLA's op
-itself accepts (``lax.add`` on PRED, ``lax.pow`` on integers), the op is emitted directly as
-the StableHLO instruction ``lax`` would have produced, so that XLA's own behaviour is observed
-rather than an emulation of it.
+itself accepts (``lax.pow`` on integers), the op is emitted directly as the StableHLO
+instruction ``lax`` would have produced, so that XLA's own behaviour is observed rather than an
+emulation of it. PRED addition is the one exception: it is emitted as a logical OR, because
+XLA's compiled code computes OR while its constant folder wraps 1-bit integers (1 + 1 = 0), so a
+StableHLO ``add`` of two PRED constants would give XOR.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from jax.interpreters import mlir
 from jaxlib.mlir.dialects import stablehlo
 
 from backend.jax_backend import lowering
+from backend.jax_backend.conversion import convert_float
 
 
 def _stablehlo_binary(name: str, emit: Callable[[Any, Any], Any]) -> Primitive:
@@ -31,7 +34,6 @@ def _stablehlo_binary(name: str, emit: Callable[[Any, Any], Any]) -> Primitive:
     return prim
 
 
-_XLA_ADD = _stablehlo_binary("add", stablehlo.add)
 _XLA_POWER = _stablehlo_binary("power", stablehlo.power)
 
 
@@ -44,7 +46,42 @@ def _is_int(x: Any) -> bool:
 
 
 def _add(lhs: Any, rhs: Any) -> Any:
-    return _XLA_ADD.bind(lhs, rhs) if _is_pred(lhs) else lax.add(lhs, rhs)
+    return lax.bitwise_or(lhs, rhs) if _is_pred(lhs) else lax.add(lhs, rhs)  # PRED: see the module doc
+
+
+def _safe_divisor(lhs: Any, rhs: Any) -> tuple[Any, Any]:
+    """The divisor with 1 where XLA defines the result itself (x / 0, INT_MIN / -1), and the x / 0 mask.
+
+    XLA's compiled code handles those elements, but its constant folder divides natively and
+    crashes the process (SIGFPE) when the operands are constants: so they never reach a division.
+    """
+    zero = lax.eq(rhs, lax.full_like(rhs, 0))
+    unsafe = zero
+    if jnp.issubdtype(lhs.dtype, jnp.signedinteger):
+        overflow = lax.bitwise_and(lax.eq(lhs, lax.full_like(lhs, jnp.iinfo(lhs.dtype).min)),
+                                   lax.eq(rhs, lax.full_like(rhs, -1)))
+        unsafe = lax.bitwise_or(zero, overflow)
+    return lax.select(unsafe, lax.full_like(rhs, 1), rhs), zero
+
+
+def _div(lhs: Any, rhs: Any) -> Any:
+    """Integer x / 0 is -1 (all bits set), INT_MIN / -1 is INT_MIN (as XLA's compiled code gives)."""
+    if jnp.issubdtype(lhs.dtype, jnp.floating) and jnp.finfo(lhs.dtype).bits < 8:
+        # in f32, rounded once: the constant folder divided f4 values natively (6 / 0 gave 0, not 6)
+        wide = lax.div(lax.convert_element_type(lhs, jnp.float32), lax.convert_element_type(rhs, jnp.float32))
+        return convert_float(wide, lhs.dtype)
+    if not _is_int(lhs):
+        return lax.div(lhs, rhs)
+    divisor, zero = _safe_divisor(lhs, rhs)
+    return lax.select(zero, lax.bitwise_not(lax.full_like(lhs, 0)), lax.div(lhs, divisor))
+
+
+def _rem(lhs: Any, rhs: Any) -> Any:
+    """Integer x % 0 is x, INT_MIN % -1 is 0 (as XLA's compiled code gives)."""
+    if not _is_int(lhs):
+        return lax.rem(lhs, rhs)
+    divisor, zero = _safe_divisor(lhs, rhs)
+    return lax.select(zero, lhs, lax.rem(lhs, divisor))
 
 
 def _pow(lhs: Any, rhs: Any) -> Any:
@@ -55,8 +92,8 @@ _LAX: dict[str, Callable[[Any, Any], Any]] = {
     "Add": _add,
     "Sub": lax.sub,
     "Mul": lax.mul,
-    "Div": lax.div,
-    "Rem": lax.rem,
+    "Div": _div,
+    "Rem": _rem,
     "Max": lax.max,
     "Min": lax.min,
     "Pow": _pow,

@@ -1,9 +1,8 @@
 """jax lowerings of the comparison and selection ops: Compare and its named forms, Select, Clamp.
 
-FLOAT/SIGNED/UNSIGNED comparisons are ``lax.eq`` ... ``lax.lt``. jax.lax has no public total-order
-comparison function, so TOTALORDER comparisons bind the total-order compare primitives that
-``jax.extend`` exports (``eq_to``, ``lt_to``, ``le_to``; they lower to an HLO compare of type
-TOTALORDER), with NE as the negation of EQ and GT/GE as LT/LE with the operands swapped.
+FLOAT/SIGNED/UNSIGNED comparisons are ``lax.eq`` ... ``lax.lt``. TOTALORDER comparisons of floats
+compare integer keys that order as the total order does (:func:`total_order_key`), so that constant
+operands and parameters give the same result.
 """
 
 from __future__ import annotations
@@ -11,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jax.extend.core.primitives as primitives
+import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from backend.api_types import ComparisonDirection, ComparisonType
@@ -24,26 +24,35 @@ _FUNCTIONS: dict[ComparisonDirection, Callable[[Any, Any], Any]] = {
 }
 
 
-def _eq_to(a: Any, b: Any) -> Any:
-    return primitives.eq_to_p.bind(a, b)
+_SIGNED_BY_BITS = {4: jnp.int4, 8: jnp.int8, 16: jnp.int16, 32: jnp.int32, 64: jnp.int64}
+_UNSIGNED_BY_BITS = {4: jnp.uint4, 8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
 
 
-def _lt_to(a: Any, b: Any) -> Any:
-    return primitives.lt_to_p.bind(a, b)
+def total_order_key(x: Any) -> Any:
+    """Integers that order as ``x``'s floats do in the total order: -NaN < -inf < ... < -0 < +0 < ... < NaN.
+
+    The sign-magnitude bit pattern becomes two's complement (the magnitude bits of negative values
+    are flipped). Comparing these keys, rather than binding an HLO compare of type TOTALORDER, gives
+    the same result in compiled code and in XLA's constant folder, which ignores the comparison type
+    (it found -0.0 < +0.0 false and NaN == NaN false for constant operands).
+    """
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    bits = jnp.finfo(x.dtype).bits
+    if np.dtype(x.dtype).name == "float8_e8m0fnu":  # no sign bit: the bits order as unsigned
+        return lax.bitcast_convert_type(x, _UNSIGNED_BY_BITS[bits])
+    i = lax.bitcast_convert_type(x, _SIGNED_BY_BITS[bits])
+    magnitude = lax.full_like(i, (1 << (bits - 1)) - 1)
+    return lax.select(lax.lt(i, lax.full_like(i, 0)), lax.bitwise_xor(i, magnitude), i)
 
 
-def _le_to(a: Any, b: Any) -> Any:
-    return primitives.le_to_p.bind(a, b)
+def _total_order(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def fn(a: Any, b: Any) -> Any:
+        return compare(total_order_key(a), total_order_key(b))
+    return fn
 
 
-_TOTAL_ORDER_FUNCTIONS: dict[ComparisonDirection, Callable[[Any, Any], Any]] = {
-    D.EQ: _eq_to,
-    D.NE: lambda a, b: lax.bitwise_not(_eq_to(a, b)),
-    D.GE: lambda a, b: _le_to(b, a),
-    D.GT: lambda a, b: _lt_to(b, a),
-    D.LE: _le_to,
-    D.LT: _lt_to,
-}
+_TOTAL_ORDER_FUNCTIONS = {direction: _total_order(fn) for direction, fn in _FUNCTIONS.items()}
 
 
 def compare_arrays(lhs: Any, rhs: Any, direction: ComparisonDirection, compare_type: ComparisonType | None) -> Any:

@@ -9,6 +9,7 @@ path: switching the mode around every call costs several microseconds per call.
 from __future__ import annotations
 
 import contextlib
+import functools
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -19,8 +20,9 @@ import numpy as np
 from backend import etypes
 from backend.backends import ArgumentChecker, check_computation, check_replicas
 from backend.builder import XlaComputation
-from backend.errors import OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.etypes import PrimitiveType
+from backend.host_io import HOST_IO_OPCODES, HostIO, active_io
 from backend.interpreter import GraphWalker
 from backend.jax_backend import LIMITATIONS, LOWERINGS
 from backend.registry import Registry
@@ -39,6 +41,28 @@ def _leaf_shapes(shape: Shape) -> list[Shape]:
     return [shape] if shape.is_array() else []
 
 
+class _TracingWalker(GraphWalker):
+    """The walker of the jax backend: a sub-computation run by ``ctx.call(..., shared=True)`` (a While body,
+    a branch)
+    is a jitted function made once per computation, so jax traces it once per argument types, not
+    once per use: nested branches that share a computation trace in linear, not exponential, time."""
+
+    def __init__(self, backend: str, table: Registry) -> None:
+        super().__init__(backend, table)
+        self._functions: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()
+
+    def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
+        fn = self._functions.get(computation)
+        if fn is None:
+            fn = jax.jit(functools.partial(_run_weakly, self, weakref.ref(computation)))
+            self._functions[computation] = fn
+        return fn(*args)
+
+
+def _run_weakly(walker: GraphWalker, computation: Any, *args: Any) -> Any:
+    return walker.run(computation(), args)  # a weak reference: the cache must not keep the computation alive
+
+
 class JaxBackend:
     name = "jax"
 
@@ -46,7 +70,7 @@ class JaxBackend:
                  limitations: Registry = LIMITATIONS) -> None:
         self.name = name
         self._limitations = limitations
-        self._walker = GraphWalker(name, table)
+        self._walker = _TracingWalker(name, table)
         self._table = table
         self._device = device
         # id(computation) -> its _Prepared, which holds a weak reference to the computation (a
@@ -97,7 +121,9 @@ class JaxBackend:
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
         return self._prepared(computation).fn
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1, *,
+                infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+        """The results; Infeed ops take the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
         # The hot path (see backend/bench_dispatch.py): the cached preparation, the argument check
         # (three comparisons per NumPy argument of the right type), the jitted call.
         prepared = self._cache.get(id(computation))
@@ -106,24 +132,43 @@ class JaxBackend:
         args = prepared.check(arguments)
         if type(replicas) is not int or replicas < 1:
             check_replicas(computation, replicas)
+        if prepared.host_io or infeed or outfeed is not None:
+            return self._execute_with_io(computation, prepared, args, HostIO(infeed, outfeed))
         with jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
             try:
                 out = prepared.fn(*args)
                 if prepared.tuple_result:
                     return [jax.tree_util.tree_map(np.asarray, v) for v in out]
                 return [np.asarray(out)]
-            except (OpError, UnsupportedError):
+            except (OpError, UnsupportedError, ExecutionError):
                 raise
-            except Exception as e:  # compile or runtime failure inside XLA: say so, don't leak it
-                msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise UnsupportedError(self.name, computation.root_instruction.opcode,
-                                       f"{type(e).__name__}: {msg}") from e
+            except Exception as e:  # compile or runtime failure inside XLA: a failure, not a refusal
+                raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+
+
+    def _execute_with_io(self, computation: XlaComputation, prepared: _Prepared, args: Sequence[Any],
+                         io: HostIO) -> list[Any]:
+        """A run with host callbacks: they read and fill ``io`` until every effect is done; an error
+        raised inside a callback (an exhausted infeed) is raised as itself."""
+        with active_io(io), jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
+            try:
+                out = prepared.fn(*args)
+                results = [jax.tree_util.tree_map(np.asarray, v) for v in out] if prepared.tuple_result \
+                    else [np.asarray(out)]
+                jax.effects_barrier()
+                return results
+            except (OpError, UnsupportedError, ExecutionError):
+                raise
+            except Exception as e:
+                if io.error is not None:
+                    raise io.error from None
+                raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
 
 
 class _Prepared:
     """What execute needs for one computation: the jitted function and the argument check."""
 
-    __slots__ = ("check", "computation", "fn", "tuple_result", "x64")
+    __slots__ = ("check", "computation", "fn", "host_io", "tuple_result", "x64")
 
     def __init__(self, computation: XlaComputation, fn: Any, cache: dict[int, _Prepared]) -> None:
         key = id(computation)
@@ -136,6 +181,8 @@ class _Prepared:
         self.check = ArgumentChecker(computation)
         self.tuple_result = computation.root_instruction.shape.is_tuple()
         self.x64 = _needs_x64(computation)
+        self.host_io = any(inst.opcode in HOST_IO_OPCODES for comp in (computation, *computation.subcomputations())
+                           for inst in comp.instructions)
 
 
 def _needs_x64(computation: XlaComputation) -> bool:

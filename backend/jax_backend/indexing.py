@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
-from backend.computations import binary_reducer_name
+from backend.computations import binary_reducer_name, tuple_element_parameters
 from backend.errors import UnsupportedError
-from backend.jax_backend import lowering
+from backend.jax_backend import limitation, lowering
 from backend.rules.indexing import returns_second_parameter
 
 DN = "dimension_numbers"
@@ -66,14 +67,42 @@ def scatter_combiner(ctx: Any, dtype: Any) -> str | None:
     return name if name in LAX_SCATTERS and np.dtype(dtype).kind != "b" else None
 
 
-def single_operand(ctx: Any, operands: list[Any], backend: str) -> None:
-    if len(operands) != 1:
-        raise UnsupportedError(backend, "Scatter", f"{len(operands)} operands: jax.lax.scatter takes exactly one "
-                               "operand (variadic scatter is not exposed by jax)")
+def _mixing_reason(comp: Any, n: int) -> str | None:
+    """Why jax cannot scatter n operands with this update computation (one scatter per operand needs
+    result i to depend only on parameters i and n + i), or None."""
+    deps = tuple_element_parameters(comp)
+    for i in range(n):
+        if deps is None or not deps[i] <= {i, n + i}:
+            return (f"{n} operands whose update computation mixes them (result {i} depends on other operands' "
+                    "values): jax.lax.scatter takes one operand at a time")
+    return None
 
 
-def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any, **options: Any) -> Any:
-    """Scatter with an arbitrary update computation, through the scatter_p primitive."""
+@limitation("Scatter")
+def _variadic_scatter_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    n = inst.operand_args[0][1]
+    return _mixing_reason(inst.attrs["update_computation"], n) if n > 1 else None
+
+
+def _element_combiner(ctx: Any, i: int, n: int) -> Any:
+    """Operand i's combiner ``(current, update) -> new``, from the update computation's result i (which
+    depends only on parameters i and n + i: see the limitation above)."""
+    comp = ctx.attr("update_computation")
+    reason = _mixing_reason(comp, n)
+    if reason:
+        raise UnsupportedError("jax", "Scatter", reason)
+    params = comp.program_shape().parameter_shapes()
+
+    def combine(x: Any, y: Any) -> Any:
+        args = [jnp.zeros((), p.numpy_dtype()) for p in params]
+        args[i], args[n + i] = x, y
+        return ctx.call(comp, args)[i]
+    return combine
+
+
+def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any, combine: Any = None,
+                     **options: Any) -> Any:
+    """Scatter with an arbitrary update computation (or ``combine``), through the scatter_p primitive."""
     comp = ctx.attr("update_computation")
     try:
         from jax._src.core import ShapedArray
@@ -82,8 +111,9 @@ def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any
     except ImportError as e:  # private API moved
         raise UnsupportedError("jax", "Scatter", f"general update_computation needs jax's scatter_p: {e}") from e
 
-    def combine(x: Any, y: Any) -> Any:
-        return ctx.call(comp, [x, y])
+    if combine is None:
+        def combine(x: Any, y: Any) -> Any:
+            return ctx.call(comp, [x, y])
 
     jaxpr, consts = _reduction_jaxpr(combine, ShapedArray((), operand.dtype))
     return scatter_p.bind(operand, indices, updates, update_jaxpr=jaxpr, update_consts=consts,
@@ -92,10 +122,13 @@ def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any
 
 @lowering("Scatter")
 def scatter(ctx: Any, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
-    single_operand(ctx, operands, "jax")
     indices, dn = scatter_arguments(ctx, scatter_indices)
     options = {"indices_are_sorted": ctx.attr("indices_are_sorted"), "unique_indices": ctx.attr("unique_indices"),
                "mode": lax.GatherScatterMode.FILL_OR_DROP}
+    n = len(operands)
+    if n > 1:  # variadic: one scatter per operand, when the update computation treats them separately
+        return tuple(_general_scatter(ctx, x, indices, u, dn, _element_combiner(ctx, i, n), **options)
+                     for i, (x, u) in enumerate(zip(operands, updates)))
     name = scatter_combiner(ctx, operands[0].dtype)
     if name is not None:
         return LAX_SCATTERS[name](operands[0], indices, updates[0], dn, **options)

@@ -37,8 +37,31 @@ def _plain(fn: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
 
 def _rounding(method: lax.RoundingMethod) -> Callable[[Any], Any]:
     def fn(operand: Any) -> Any:
+        if jnp.finfo(operand.dtype).bits <= 8:  # in f32, as compiled code does (the constant folder gave NaN)
+            return lax.convert_element_type(lax.round(lax.convert_element_type(operand, jnp.float32), method),
+                                            operand.dtype)
         return lax.round(operand, method)
     return fn
+
+
+def _abs(operand: Any) -> Any:
+    """lax.abs; signed types narrower than a byte (which lax.abs refuses) through s8, wrapping back
+    (|-8| of an s4 is -8, as in every two's complement width)."""
+    if jnp.issubdtype(operand.dtype, jnp.signedinteger) and jnp.iinfo(operand.dtype).bits < 8:
+        return lax.convert_element_type(lax.abs(lax.convert_element_type(operand, jnp.int8)), operand.dtype)
+    return lax.abs(operand)
+
+
+def _clz(operand: Any) -> Any:
+    """lax.clz, with 0 for negative values (their sign bit is set) spelled out.
+
+    XLA's compiled code gives 0 there, but its constant folder counts a negative constant's leading
+    zeros wrongly (clz(s32 -1) = -32), so the same program gave different results with constants.
+    """
+    if not jnp.issubdtype(operand.dtype, jnp.signedinteger):
+        return lax.clz(operand)
+    zero = jnp.zeros((), operand.dtype)
+    return lax.select(lax.lt(operand, zero), lax.full_like(operand, 0), lax.clz(operand))
 
 
 def _population_count(operand: Any) -> Any:
@@ -57,7 +80,7 @@ def _population_count(operand: Any) -> Any:
 _ACCURATE = {"Cbrt": lax.cbrt, "Cos": lax.cos, "Exp": lax.exp, "Expm1": lax.expm1, "Log": lax.log,
              "Log1p": lax.log1p, "Logistic": lax.logistic, "Rsqrt": lax.rsqrt, "Sin": lax.sin, "Sqrt": lax.sqrt,
              "Tan": lax.tan, "Tanh": lax.tanh}
-_PLAIN = {"Abs": lax.abs, "Ceil": lax.ceil, "Clz": lax.clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
+_PLAIN = {"Abs": _abs, "Ceil": lax.ceil, "Clz": _clz, "Cosh": lax.cosh, "Erf": lax.erf, "Floor": lax.floor,
           "IsFinite": lax.is_finite, "Neg": lax.neg, "Not": lax.bitwise_not, "PopulationCount": _population_count,
           "Round": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
           "RoundNearestAfz": _rounding(lax.RoundingMethod.AWAY_FROM_ZERO),
@@ -87,9 +110,3 @@ def _cbrt_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
     return None
 
 
-@limitation("Abs")
-def _abs_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
-    et = inst.shape.element_type()
-    if etypes.is_signed_int(et) and etypes.bit_width(et) < 8:
-        return f"jax.lax.abs does not accept {etypes.short_name(et)} (narrow integers are platform-dependent in jax)"
-    return None

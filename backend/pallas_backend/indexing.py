@@ -1,7 +1,7 @@
 """Scatter through the Pallas scatter kernel (falls back to lax with a logged reason).
 
-A recognised combiner (add, mul, min, max) or a "replace" computation calls
-``pallas_kernels.scatter``; any other update computation, and Gather, use the jax lowering.
+A recognised combiner (add, mul, min, max) or a "replace" computation of one operand calls
+``pallas_kernels.scatter``; any other update computation, several operands, and Gather use the jax lowering.
 """
 
 from __future__ import annotations
@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from backend.jax_backend.indexing import scatter as jax_scatter
-from backend.jax_backend.indexing import scatter_arguments, scatter_combiner, single_operand
+from backend.jax_backend.indexing import scatter_arguments, scatter_combiner
 from backend.pallas_backend import pallas_lowering
 
 
 @pallas_lowering("Scatter")
 def scatter(ctx: Any, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
-    single_operand(ctx, operands, "pallas")
-    combiner = scatter_combiner(ctx, operands[0].dtype)
+    combiner = scatter_combiner(ctx, operands[0].dtype) if len(operands) == 1 else None
     if combiner is None:
         return jax_scatter(ctx, operands, scatter_indices, updates)
     from pallas_kernels import scatter as kernel

@@ -22,15 +22,28 @@ from backend import etypes
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
-Outcome = Any  # an array, a tuple of arrays, a Predicate, a Within or a list of them (any of)
+Outcome = Any  # an array, a tuple of arrays, a Predicate, a Holds, a Within or a list of them (any of)
 
 
 @dataclasses.dataclass
 class Allowed:
     """The elements an implementation-defined behaviour covers and its non-reference outcomes."""
 
-    mask: np.ndarray
+    mask: np.ndarray | tuple[np.ndarray, ...]  # a tuple: one mask per output of a tuple result
     outcomes: dict[str, Outcome]
+
+    def mask_of(self, index: int, shape: tuple[int, ...]) -> np.ndarray:
+        """The mask over output ``index`` (of ``shape``)."""
+        mask = self.mask[index] if isinstance(self.mask, tuple) else self.mask
+        return np.broadcast_to(np.asarray(mask, bool), shape)
+
+
+@dataclasses.dataclass
+class Holds:
+    """An outcome judged on the whole result at once: ``check(outputs)`` gives, per output, a bool mask of
+    the elements it accepts (the identities a factorization's outputs must satisfy together)."""
+
+    check: Callable[[Any], tuple[np.ndarray, ...]]
 
 
 @dataclasses.dataclass
@@ -45,7 +58,7 @@ class Within:
 def root_outcomes(comp: Any, args: list[Any]) -> dict[str, Allowed]:
     """The registered ``{id: Allowed}`` of a computation's root op (none registered: ``{}``), its
     operands evaluated by the reference from the computation's arguments ``args``."""
-    from backend.interpreter import EvalContext, GraphWalker
+    from backend.interpreter import EvalContext, GraphWalker, TailCall
     from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
 
     root = comp.root_instruction
@@ -57,8 +70,9 @@ def root_outcomes(comp: Any, args: list[Any]) -> dict[str, Allowed]:
     for inst in comp.instructions:
         if inst.id == root.id:
             break
-        values[inst.id] = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, args),
-                                                      *inst.grouped([values[o] for o in inst.operands]))
+        value = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, args),
+                                            *inst.grouped([values[o] for o in inst.operands]))
+        values[inst.id] = walker.run(value.computation, value.args) if isinstance(value, TailCall) else value
     with np.errstate(all="ignore"):
         return fn(EvalContext(root, walker, args), *root.grouped([values[o] for o in root.operands]))
 
@@ -145,6 +159,11 @@ def zero_parts_of_either_sign(dtype: Any) -> Predicate:
 def any_value(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Every value of the element type."""
     return np.ones(np.shape(actual), bool)
+
+
+def none_of(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """No value (an outcome that cannot occur for these operands)."""
+    return np.zeros(np.shape(actual), bool)
 
 
 def nan_of(shape: tuple[int, ...], dtype: Any) -> np.ndarray:

@@ -1,4 +1,8 @@
-"""Reference evaluators of the control-flow ops."""
+"""Reference evaluators of the control-flow ops.
+
+Call, CompositeCall and Conditional hand their sub-computation to the walker (``ctx.tail_call``),
+which runs it on its own frame stack: nesting them costs no Python stack.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,43 @@ from backend.reference.allowed import Allowed, Within, root_outcomes
 
 @evaluator("Call")
 def call(ctx: Any, operands: list[Any]) -> Any:
-    return ctx.call(ctx.attr("computation"), operands)
+    return ctx.tail_call(ctx.attr("computation"), operands)
+
+
+@evaluator("CompositeCall")
+def composite_call(ctx: Any, operands: list[Any]) -> Any:
+    return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
+
+
+@evaluator("While")
+def while_(ctx: Any, init: Any) -> Any:
+    condition, body = ctx.attr("condition"), ctx.attr("body")
+    state = init
+    while bool(np.asarray(ctx.call(condition, [state]))):
+        state = ctx.call(body, [state])
+    return state
+
+
+def branch_number(index: int, count: int) -> int:
+    """The branch a branch_index selects: out-of-range indices (< 0 or >= N) select the last branch."""
+    return index if 0 <= index < count else count - 1
+
+
+@evaluator("Conditional")
+def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
+    if "true_computation" in ctx.attrs:  # Conditional(predicate, true_operand, ..., false_operand, ...)
+        true_operand, false_operand = operands
+        if bool(np.asarray(selector)):
+            return ctx.tail_call(ctx.attr("true_computation"), [true_operand])
+        return ctx.tail_call(ctx.attr("false_computation"), [false_operand])
+    branch_operands, = operands
+    b = branch_number(int(np.asarray(selector)), len(branch_operands))
+    return ctx.tail_call(ctx.attr("branch_computations")[b], [branch_operands[b]])
+
+
+@evaluator("OptimizationBarrier")
+def optimization_barrier(ctx: Any, operand: Any) -> Any:
+    return operand
 
 
 @implementation_defined("Call")

@@ -22,10 +22,9 @@ def check_preferred_element_type(ctx: OpContext, operand_type: PrimitiveType, co
     return preferred
 
 
-@shape_rule("DotGeneral")
-def dot_general(ctx: OpContext) -> Shape:
-    lhs, rhs = ctx.shape("lhs"), ctx.shape("rhs")
-    dn: DotDimensionNumbers = ctx.attr("dimension_numbers")
+def check_dot_dimension_numbers(ctx: OpContext, lhs: Shape, rhs: Shape, dn: DotDimensionNumbers,
+                                arg: str = "dimension_numbers") -> None:
+    """DotGeneral's constraints on its dimension numbers (C2 to C5), shared by the ops built on it."""
     sides = (("lhs", lhs, dn.lhs_contracting_dimensions, dn.lhs_batch_dimensions),
              ("rhs", rhs, dn.rhs_contracting_dimensions, dn.rhs_batch_dimensions))
     for side, shape, contracting, batch in sides:
@@ -33,33 +32,46 @@ def dot_general(ctx: OpContext) -> Shape:
         for d in used:
             if not 0 <= d < shape.rank():
                 raise ctx.fail("C2", f"{side} dimension {d} is out of range for {side} of rank {shape.rank()}",
-                               "dimension_numbers", **{side: str(shape)})
+                               arg, **{side: str(shape)})
         if len(set(used)) != len(used):
             raise ctx.fail("C2", f"{side} contracting {list(contracting)} and batch {list(batch)} dimensions must "
-                           "not repeat a dimension", "dimension_numbers")
+                           "not repeat a dimension", arg)
     if len(dn.lhs_contracting_dimensions) != len(dn.rhs_contracting_dimensions) \
             or len(dn.lhs_batch_dimensions) != len(dn.rhs_batch_dimensions):
-        raise ctx.fail("C3", f"lhs and rhs need as many contracting and batch dimensions each: {dn}",
-                       "dimension_numbers")
+        raise ctx.fail("C3", f"lhs and rhs need as many contracting and batch dimensions each: {dn}", arg)
     for l_dim, r_dim in zip(dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions):
         if lhs.dimensions()[l_dim] != rhs.dimensions()[r_dim]:
             raise ctx.fail("C4", f"contracting dimension sizes differ: lhs dimension {l_dim} has size "
                            f"{lhs.dimensions()[l_dim]}, rhs dimension {r_dim} has {rhs.dimensions()[r_dim]}",
-                           "dimension_numbers", lhs=str(lhs), rhs=str(rhs))
+                           arg, lhs=str(lhs), rhs=str(rhs))
     for l_dim, r_dim in zip(dn.lhs_batch_dimensions, dn.rhs_batch_dimensions):
         if lhs.dimensions()[l_dim] != rhs.dimensions()[r_dim]:
             raise ctx.fail("C5", f"batch dimension sizes differ: lhs dimension {l_dim} has size "
                            f"{lhs.dimensions()[l_dim]}, rhs dimension {r_dim} has {rhs.dimensions()[r_dim]}",
-                           "dimension_numbers", lhs=str(lhs), rhs=str(rhs))
+                           arg, lhs=str(lhs), rhs=str(rhs))
+
+
+def free_dimensions(rank: int, contracting: tuple[int, ...], batch: tuple[int, ...]) -> list[int]:
+    """The dimensions of an operand that are neither contracting nor batch, in increasing order."""
+    return [d for d in range(rank) if d not in contracting and d not in batch]
+
+
+def dot_general_dimensions(lhs: Shape, rhs: Shape, dn: DotDimensionNumbers) -> list[int]:
+    """DotGeneral's result dimensions: batch, then lhs's free dimensions, then rhs's."""
+    return [lhs.dimensions()[d] for d in dn.lhs_batch_dimensions] \
+        + [lhs.dimensions()[d] for d in free_dimensions(lhs.rank(), dn.lhs_contracting_dimensions,
+                                                        dn.lhs_batch_dimensions)] \
+        + [rhs.dimensions()[d] for d in free_dimensions(rhs.rank(), dn.rhs_contracting_dimensions,
+                                                        dn.rhs_batch_dimensions)]
+
+
+@shape_rule("DotGeneral")
+def dot_general(ctx: OpContext) -> Shape:
+    lhs, rhs = ctx.shape("lhs"), ctx.shape("rhs")
+    dn: DotDimensionNumbers = ctx.attr("dimension_numbers")
+    check_dot_dimension_numbers(ctx, lhs, rhs, dn)
     etype = check_preferred_element_type(ctx, lhs.element_type(), "C6")
-
-    def free(shape: Shape, contracting: tuple[int, ...], batch: tuple[int, ...]) -> list[int]:
-        return [s for d, s in enumerate(shape.dimensions()) if d not in contracting and d not in batch]
-
-    dims = [lhs.dimensions()[d] for d in dn.lhs_batch_dimensions] \
-        + free(lhs, dn.lhs_contracting_dimensions, dn.lhs_batch_dimensions) \
-        + free(rhs, dn.rhs_contracting_dimensions, dn.rhs_batch_dimensions)
-    return Shape.array_shape(etype, dims)
+    return Shape.array_shape(etype, dot_general_dimensions(lhs, rhs, dn))
 
 
 def dot_dimension_numbers(lhs_rank: int) -> DotDimensionNumbers:

@@ -1,0 +1,66 @@
+"""jax lowerings of the batch normalization ops (jax has no batch-norm primitive): the seed's formulas
+in jnp arithmetic, narrow floats (f16, bf16) computed in f32 and rounded once to the operand type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from backend.jax_backend import lowering
+
+
+def _compute_dtype(x: Any) -> Any:
+    return jnp.float32 if jnp.finfo(x.dtype).bits < 32 else x.dtype
+
+
+def _along_feature(v: Any, rank: int, feature_index: int, dtype: Any) -> Any:
+    shape = [1] * rank
+    shape[feature_index] = v.shape[0]
+    return v.astype(dtype).reshape(shape)
+
+
+def _reduce_axes(rank: int, feature_index: int) -> tuple[int, ...]:
+    return tuple(d for d in range(rank) if d != feature_index)
+
+
+@lowering("BatchNormTraining")
+def batch_norm_training(ctx: Any, operand: Any, scale: Any, offset: Any) -> tuple[Any, Any, Any]:
+    fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
+    x, axes = operand.astype(dt), _reduce_axes(operand.ndim, fi)
+    mean = jnp.mean(x, axis=axes)
+    centered = x - _along_feature(mean, x.ndim, fi, dt)
+    var = jnp.mean(centered * centered, axis=axes)
+    y = _along_feature(scale, x.ndim, fi, dt) * centered / jnp.sqrt(_along_feature(var, x.ndim, fi, dt) + eps) \
+        + _along_feature(offset, x.ndim, fi, dt)
+    return y.astype(operand.dtype), mean.astype(operand.dtype), var.astype(operand.dtype)
+
+
+@lowering("BatchNormInference")
+def batch_norm_inference(ctx: Any, operand: Any, scale: Any, offset: Any, mean: Any, variance: Any) -> Any:
+    fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
+    x = operand.astype(dt)
+
+    def f(v: Any) -> Any:
+        return _along_feature(v, x.ndim, fi, dt)
+
+    return (f(scale) * (x - f(mean)) / jnp.sqrt(f(variance) + eps) + f(offset)).astype(operand.dtype)
+
+
+@lowering("BatchNormGrad")
+def batch_norm_grad(ctx: Any, operand: Any, scale: Any, batch_mean: Any, batch_var: Any,
+                    grad_output: Any) -> tuple[Any, Any, Any]:
+    fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
+    x, dy, axes = operand.astype(dt), grad_output.astype(dt), _reduce_axes(operand.ndim, fi)
+
+    def f(v: Any) -> Any:
+        return _along_feature(v, x.ndim, fi, dt)
+
+    centered = x - f(batch_mean)
+    var_eps = f(batch_var) + eps
+    c = jnp.mean(dy * centered / var_eps, axis=axes)
+    d = jnp.mean(dy, axis=axes)
+    grad_operand = f(scale) / jnp.sqrt(var_eps) * (dy - f(d) - f(c) * centered)
+    grad_scale = jnp.sum(dy * centered / jnp.sqrt(var_eps), axis=axes)
+    grad_offset = jnp.sum(dy, axis=axes)
+    return tuple(v.astype(operand.dtype) for v in (grad_operand, grad_scale, grad_offset))

@@ -1,0 +1,114 @@
+"""jax lowerings of the token and side-effect ops.
+
+Tokens are empty pred arrays (the ordering they express is kept by ordered host callbacks, which
+run in program order). Infeed and Outfeed are ``jax.experimental.io_callback(..., ordered=True)``
+calls that take from and append to the running execution's :class:`~backend.host_io.HostIO`;
+CustomCall traces the ``jax`` function registered for its target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import io_callback
+
+from backend import host_io
+from backend.errors import OpError
+from backend.jax_backend import limitation, lowering
+from backend.reference.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
+
+
+def _token() -> Any:
+    return jnp.zeros((0,), jnp.bool_)
+
+
+@lowering("CreateToken")
+def create_token(ctx: Any) -> Any:
+    return _token()
+
+
+@lowering("AfterAll")
+def after_all(ctx: Any, tokens: list[Any]) -> Any:
+    return _token()
+
+
+def _struct(shape: Any) -> Any:
+    if shape.is_tuple():
+        return tuple(_struct(s) for s in shape.tuple_shapes())
+    return jax.ShapeDtypeStruct(shape.dimensions(), shape.numpy_dtype())
+
+
+def _recorded(fn: Any) -> Any:
+    """``fn`` as a host callback: an exception is kept on the execution's HostIO (the executor raises
+    it instead of the runtime error jax wraps it in)."""
+    def callback(*args: Any) -> Any:
+        io = host_io.current_io()
+        try:
+            return fn(*args)
+        except Exception as e:
+            io.error = e
+            raise
+    return callback
+
+
+def _infeed(op: str, shape: Any) -> Any:
+    if shape.is_tuple() and not shape.tuple_shapes():
+        return ()
+    return io_callback(_recorded(lambda: read_infeed(op, shape)), _struct(shape), ordered=True)
+
+
+@lowering("Infeed")
+def infeed(ctx: Any) -> Any:
+    return _infeed("Infeed", ctx.shape)
+
+
+@lowering("InfeedWithToken")
+def infeed_with_token(ctx: Any, token: Any) -> Any:
+    return _infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), _token()
+
+
+def _push(value: Any) -> Any:
+    host_io.current_io().outfeed.append(jax.tree_util.tree_map(np.array, value))
+    return np.zeros((0,), np.bool_)
+
+
+@lowering("Outfeed")
+def outfeed(ctx: Any, operand: Any) -> Any:
+    return io_callback(_recorded(_push), jax.ShapeDtypeStruct((0,), np.bool_), operand, ordered=True)
+
+
+@lowering("OutfeedWithToken")
+def outfeed_with_token(ctx: Any, operand: Any, token: Any) -> Any:
+    return outfeed(ctx, operand)
+
+
+def _check_traced(op: str, target: str, shape: Any, value: Any) -> Any:
+    """The target's traced result, checked against the declared shape (an OpError naming both)."""
+    if shape.is_tuple():
+        parts = shape.tuple_shapes()
+        if not isinstance(value, (tuple, list)) or len(value) != len(parts):
+            raise OpError(op, "host-value", f"custom-call target '{target}' must return a tuple of {len(parts)} "
+                          f"values for {shape}, got {type(value).__name__}", "value", {"shape": str(shape)})
+        return tuple(_check_traced(op, target, s, v) for s, v in zip(parts, value))
+    if shape.is_token():
+        return _token()
+    value = jnp.asarray(value)
+    if value.dtype != shape.numpy_dtype() or tuple(value.shape) != shape.dimensions():
+        raise OpError(op, "host-value", f"the result of custom-call target '{target}' must be {shape}, got "
+                      f"{value.dtype}{list(value.shape)}", "value", {"shape": str(shape)})
+    return value
+
+
+@lowering(*CUSTOM_CALLS)
+def custom_call(ctx: Any, operands: list[Any]) -> Any:
+    target = target_of(ctx)
+    result = target.call(ctx.backend, operands, ctx.attr("opaque"), called_computation(ctx))
+    return _check_traced(ctx.inst.opcode, target.name, ctx.shape, result)
+
+
+@limitation(*CUSTOM_CALLS)
+def custom_call_target_missing(inst: Any, operand_shapes: list[Any]) -> str | None:
+    return host_io.missing_target_reason(inst.attrs["call_target_name"], "jax")

@@ -1,0 +1,74 @@
+"""Reference evaluators of the batch normalization ops, the seed's formulas term by term in float64
+(rounded once to the operand type). ``l`` is the feature dimension; sums run over every other one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend.reference import evaluator
+from backend.reference.elementwise import widen
+
+
+def along_feature(v: np.ndarray, rank: int, feature_index: int) -> np.ndarray:
+    """A per-feature vector shaped to broadcast against the operand."""
+    shape = [1] * rank
+    shape[feature_index] = v.size
+    return widen(v).reshape(shape)
+
+
+def per_feature_sum(x: np.ndarray, feature_index: int) -> np.ndarray:
+    return np.sum(x, axis=tuple(d for d in range(x.ndim) if d != feature_index))
+
+
+@evaluator("BatchNormTraining")
+def batch_norm_training(ctx: Any, operand: np.ndarray, scale: np.ndarray,
+                        offset: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
+    x = widen(operand)
+    count = x.size // max(1, x.shape[fi])
+    with np.errstate(all="ignore"):
+        mean = per_feature_sum(x, fi) / count
+        centered = x - along_feature(mean, x.ndim, fi)
+        var = per_feature_sum(centered * centered, fi) / count
+        y = along_feature(scale, x.ndim, fi) * centered / np.sqrt(along_feature(var, x.ndim, fi) + eps) \
+            + along_feature(offset, x.ndim, fi)
+    dtype = operand.dtype
+    return y.astype(dtype), mean.astype(dtype), var.astype(dtype)
+
+
+@evaluator("BatchNormInference")
+def batch_norm_inference(ctx: Any, operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, mean: np.ndarray,
+                         variance: np.ndarray) -> np.ndarray:
+    fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
+    x = widen(operand)
+
+    def f(v: np.ndarray) -> np.ndarray:
+        return along_feature(v, x.ndim, fi)
+
+    with np.errstate(all="ignore"):
+        y = f(scale) * (x - f(mean)) / np.sqrt(f(variance) + eps) + f(offset)
+    return y.astype(operand.dtype)
+
+
+@evaluator("BatchNormGrad")
+def batch_norm_grad(ctx: Any, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
+                    batch_var: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
+    x, dy = widen(operand), widen(grad_output)
+    count = x.size // max(1, x.shape[fi])
+
+    def f(v: np.ndarray) -> np.ndarray:
+        return along_feature(v, x.ndim, fi)
+
+    with np.errstate(all="ignore"):
+        centered = x - f(batch_mean)
+        var_eps = f(batch_var) + eps
+        c = per_feature_sum(dy * centered / var_eps, fi) / count
+        d = per_feature_sum(dy, fi) / count
+        grad_operand = f(scale) / np.sqrt(var_eps) * (dy - f(d) - f(c) * centered)
+        grad_scale = per_feature_sum(dy * centered / np.sqrt(var_eps), fi)
+        grad_offset = per_feature_sum(dy, fi)
+    dtype = operand.dtype
+    return grad_operand.astype(dtype), grad_scale.astype(dtype), grad_offset.astype(dtype)

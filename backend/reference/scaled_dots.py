@@ -1,0 +1,108 @@
+"""Reference evaluators of ScaledDot and RaggedDot, on DotGeneral's einsum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
+from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_value
+from backend.reference.linear_algebra import dot_general_einsum
+from backend.rules.linear_algebra import free_dimensions
+from backend.rules.scaled_dots import BATCH, CONTRACTING, ragged_mode
+
+
+def expand_scale(scale: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``scale`` (float64) repeated blockwise to ``shape``: element i of dimension d takes the scale of
+    block ``i // (shape[d] // scale.shape[d])``."""
+    out = scale.astype(np.float64)
+    for d, (size, blocks) in enumerate(zip(shape, scale.shape)):
+        out = np.repeat(out, size // blocks if blocks else 0, axis=d)
+    return out
+
+
+@evaluator("ScaledDot")
+def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
+               ) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        a = lhs.astype(np.float64) * expand_scale(lhs_scale, lhs.shape)
+        b = rhs.astype(np.float64) * expand_scale(rhs_scale, rhs.shape)
+    return dot_general_einsum(a, b, ctx.attr("dimension_numbers"), ctx.shape.numpy_dtype())
+
+
+def group_bounds(group_sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each group along the ragged dimension, shape ``[prefix..., g]``:
+    groups follow each other from 0; a negative size counts as 0 (implementation-defined)."""
+    sizes = np.maximum(group_sizes.astype(np.int64), 0)
+    ends = np.cumsum(sizes, axis=-1)
+    return ends - sizes, ends
+
+
+def membership(group_sizes: np.ndarray, length: int, j: int) -> np.ndarray:
+    """Whether each position ``i < length`` of the ragged dimension is in group j: ``[prefix..., length]``."""
+    starts, ends = group_bounds(group_sizes)
+    i = np.arange(length)
+    return (starts[..., j, None] <= i) & (i < ends[..., j, None])
+
+
+def place(mask: np.ndarray, ndim: int, prefix_dims: tuple[int, ...], dim: int) -> np.ndarray:
+    """``mask`` of shape ``[prefix..., L]`` broadcastable over an array of rank ``ndim`` whose dimensions
+    ``prefix_dims`` (in the prefix's order) and ``dim`` the mask's dimensions are; a mask without a
+    prefix (group_sizes of rank 1) applies to every batch."""
+    prefix_dims = prefix_dims if mask.ndim > 1 else ()
+    dims = list(prefix_dims) + [dim]
+    order = np.argsort(dims)
+    target = [1] * ndim
+    for d, size in zip(dims, mask.shape):
+        target[d] = size
+    return mask.transpose(order).reshape(target)
+
+
+@evaluator("RaggedDot")
+def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> np.ndarray:
+    rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
+    dn = rdn.dot_dimension_numbers
+    ragged = rdn.lhs_ragged_dimensions[0]
+    out_dtype = ctx.shape.numpy_dtype()
+    mode = ragged_mode(ragged, dn)
+    if mode == BATCH:  # the groups split a batch dimension: every batch is an ordinary DotGeneral
+        return dot_general_einsum(lhs, rhs, dn, out_dtype)
+    num_groups, length = group_sizes.shape[-1], lhs.shape[ragged]
+    if mode == CONTRACTING:  # group j sums over its own slice of the contracting dimension
+        rhs_ragged = dn.rhs_contracting_dimensions[dn.lhs_contracting_dimensions.index(ragged)]
+        parts = []
+        for j in range(num_groups):
+            m = membership(group_sizes, length, j)
+            a = np.where(place(m, lhs.ndim, dn.lhs_batch_dimensions, ragged), lhs, np.zeros((), lhs.dtype))
+            b = np.where(place(m, rhs.ndim, dn.rhs_batch_dimensions, rhs_ragged), rhs, np.zeros((), rhs.dtype))
+            parts.append(dot_general_einsum(a, b, dn, out_dtype))
+        shape = ctx.shape.dimensions()
+        return np.stack(parts) if parts else np.zeros(shape, out_dtype)
+    # NON_CONTRACTING: the lhs rows of group j meet rhs's slice j of the group dimension; rows in no group give 0
+    group = rdn.rhs_group_dimensions[0]
+    dot_dn = DotDimensionNumbers(
+        dn.lhs_contracting_dimensions, tuple(d - (d > group) for d in dn.rhs_contracting_dimensions),
+        dn.lhs_batch_dimensions, tuple(d - (d > group) for d in dn.rhs_batch_dimensions))
+    out_ragged = len(dn.lhs_batch_dimensions) + free_dimensions(
+        lhs.ndim, dn.lhs_contracting_dimensions, dn.lhs_batch_dimensions).index(ragged)
+    out_batch = tuple(range(len(dn.lhs_batch_dimensions)))
+    result = np.zeros(ctx.shape.dimensions(), out_dtype)
+    for j in range(num_groups):
+        rows = place(membership(group_sizes, length, j), result.ndim, out_batch, out_ragged)
+        result = np.where(rows, dot_general_einsum(lhs, np.take(rhs, j, axis=group), dot_dn, out_dtype), result)
+    return result
+
+
+@implementation_defined("RaggedDot")
+def ragged_dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
+    """``group_sizes_out_of_range``: the whole result where a group size is negative or the sizes sum
+    beyond the ragged dimension (the ragged batch mode ignores the sizes)."""
+    rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
+    if ragged_mode(rdn.lhs_ragged_dimensions[0], rdn.dot_dimension_numbers) == BATCH:
+        return {}
+    sizes = group_sizes.astype(np.int64)
+    bad = bool((sizes < 0).any() or (sizes.sum(axis=-1) > lhs.shape[rdn.lhs_ragged_dimensions[0]]).any())
+    return {"group_sizes_out_of_range": Allowed(np.full(ctx.shape.dimensions(), bad), {"unnarrowed": any_value})}
+

@@ -1,0 +1,242 @@
+"""Runs cases in worker processes, so that a backend that crashes, hangs or exits loses only one case.
+
+Each worker is a fresh (spawned) Python process that loads the backend by its name (``jax``, an
+entry point, or ``module:attribute``) and runs the cases it is sent, one at a time, with
+:func:`conformance.runner.run_case`. The parent hands out cases, waits for results, and watches
+each worker: one that dies while running a case (``os.abort``, a segfault, ``os._exit``) has that
+case recorded as ``crashed``; one that takes longer than the time limit is killed and the case
+recorded as ``timed out``. Either way a new worker takes its place and the run goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from conformance.build import reproduction
+from conformance.cases import Case
+from conformance.outcomes import SPEC, check_profile
+from conformance.runner import CRASHED, TIMED_OUT, Result
+
+#: Seconds one case may run before its worker is killed (compiling a large case can take a while).
+DEFAULT_TIMEOUT = 120.0
+#: Seconds a new worker may take to start and load its backend (importing jax, reading the specs).
+STARTUP_TIMEOUT = 300.0
+
+_CONTEXT = multiprocessing.get_context("spawn")  # forking a process that has started jax is unsafe
+
+
+class WorkerStartError(RuntimeError):
+    """A worker could not load the backend: every case would fail the same way, so the run stops."""
+
+
+def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
+    """The worker's loop: load the backend, then run each case it is sent until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    import specs
+    from backend.backends import get_backend
+    from conformance.runner import run_case
+
+    try:
+        backend = get_backend(backend_name)
+        specs.load_all()  # start-up work, not counted against the first case's time limit
+    except BaseException as e:  # noqa: BLE001 - reported to the parent, which stops the run
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        index, case = message
+        r = run_case(case, backend, profile)
+        conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
+
+
+def describe_exit(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "still running"
+    if exitcode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exited with status {exitcode}"
+
+
+class Worker:
+    """One worker process and the case it is running (``task``: index, case, start time)."""
+
+    def __init__(self, backend_name: str, profile: str = SPEC) -> None:
+        self.conn, child = _CONTEXT.Pipe()
+        self.process = _CONTEXT.Process(target=_worker_main, args=(child, backend_name, profile), daemon=True,
+                                        name="conformance-worker")
+        self.process.start()
+        child.close()
+        self.started = time.monotonic()
+        self.ready = False
+        self.task: tuple[int, Case, float] | None = None
+        self._pending: tuple[int, Case] | None = None
+
+    def assign(self, index: int, case: Case) -> None:
+        """Run ``case`` next (sent at once if the worker is ready, else when it is)."""
+        self._pending = (index, case)
+        if self.ready:
+            self._send_pending()
+
+    def _send_pending(self) -> None:
+        assert self._pending is not None
+        self.conn.send(self._pending)
+        self.task = (*self._pending, time.monotonic())
+        self._pending = None
+
+    @property
+    def busy(self) -> bool:
+        return self._pending is not None or self.task is not None
+
+    @property
+    def case(self) -> tuple[int, Case] | None:
+        if self.task is not None:
+            return self.task[0], self.task[1]
+        return self._pending
+
+    def deadline(self, timeout: float) -> float:
+        return self.task[2] + timeout if self.task is not None else self.started + STARTUP_TIMEOUT
+
+    def receive(self) -> tuple[Case, tuple[int, str, str, str, float, dict[str, dict[str, int]]]] | None:
+        """Handle one message: the finished case and its result's fields, or None (the worker became ready).
+
+        Raises EOFError if the worker has died, WorkerStartError if it could not load the backend.
+        """
+        kind, payload = self.conn.recv()
+        if kind == "error":
+            raise WorkerStartError(f"the worker could not load the backend: {payload}")
+        if kind == "ready":
+            self.ready = True
+            if self._pending is not None:
+                self._send_pending()
+            return None
+        assert self.task is not None
+        case, self.task = self.task[1], None
+        return case, payload
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(timeout=5)
+        self.kill()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+class IsolatedRunner:
+    """Runs cases on up to ``jobs`` worker processes for the backend named ``backend_name``, judged
+    under ``profile`` (conformance/outcomes.py)."""
+
+    def __init__(self, backend_name: str, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 profile: str = SPEC) -> None:
+        check_profile(profile)
+        self.backend_name = backend_name
+        self.profile = profile
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.timeout = timeout
+        self._idle: list[Worker] = []
+
+    def run(self, cases: Iterable[Case], progress: Callable[[Result], None] | None = None) -> list[Result]:
+        """Every case's result, in the order of ``cases`` (taken lazily, as workers become free)."""
+        results: dict[int, Result] = {}
+        source: Iterator[tuple[int, Case]] = iter(enumerate(cases))
+        workers: list[Worker] = []
+
+        def record(result: Result, index: int) -> None:
+            results[index] = result
+            if progress:
+                progress(result)
+
+        def give_work(worker: Worker | None) -> None:
+            task = next(source, None)
+            if task is None:
+                if worker is not None:
+                    self._idle.append(worker)
+                return
+            while worker is None and self._idle:
+                worker = self._idle.pop()
+                if not worker.process.is_alive():
+                    worker.kill()
+                    worker = None
+            worker = worker or Worker(self.backend_name, self.profile)
+            worker.assign(*task)
+            workers.append(worker)
+
+        try:
+            for _ in range(self.jobs):
+                give_work(None)
+            while workers:
+                self._step(workers, record, give_work)
+        except BaseException:
+            for w in workers:
+                w.kill()
+            raise
+        return [results[i] for i in sorted(results)]
+
+    def _step(self, workers: list[Worker], record: Callable[[Result, int], None],
+              give_work: Callable[[Worker | None], None]) -> None:
+        """Wait for the next event (a result, a death, a deadline) and handle it."""
+        now = time.monotonic()
+        next_deadline = min(w.deadline(self.timeout) for w in workers)
+        handles = [w.conn for w in workers] + [w.process.sentinel for w in workers]
+        ready = set(wait(handles, timeout=max(0.0, next_deadline - now)))
+        now = time.monotonic()
+        for w in list(workers):
+            if w.conn in ready or w.process.sentinel in ready:
+                try:
+                    finished = w.receive()
+                except (EOFError, OSError):
+                    w.process.join(1)
+                    self._replace(workers, w, record, give_work, CRASHED,
+                                  f"the worker process {describe_exit(w.process.exitcode)} while running this case")
+                    continue
+                if finished is not None:
+                    case, (index, status, message, repro, seconds, chosen) = finished
+                    workers.remove(w)
+                    record(Result(case, status, message, repro, seconds, chosen), index)
+                    give_work(w)
+            elif now >= w.deadline(self.timeout):
+                if w.task is None:
+                    raise WorkerStartError(f"the worker did not start within {STARTUP_TIMEOUT:g} s")
+                self._replace(workers, w, record, give_work, TIMED_OUT,
+                              f"no result after {self.timeout:g} s: the worker was killed")
+
+    def _replace(self, workers: list[Worker], w: Worker, record: Callable[[Result, int], None],
+                 give_work: Callable[[Worker | None], None], status: str, message: str) -> None:
+        task = w.case
+        w.kill()
+        workers.remove(w)
+        if task is None:
+            raise WorkerStartError(f"the worker process {describe_exit(w.process.exitcode)} before starting")
+        index, case = task
+        seconds = time.monotonic() - w.task[2] if w.task is not None else 0.0
+        record(Result(case, status, message, reproduction(case, self.backend_name), seconds), index)
+        give_work(None)
+
+    def close(self) -> None:
+        for w in self._idle:
+            w.stop()
+        self._idle.clear()
+
+    def __enter__(self) -> IsolatedRunner:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,163 @@
+"""XLA's math-library special functions, written the way xla_client's tests were: builder first,
+``ops.Lgamma(ops.Constant(c, ...))``, run on the reference and on jax, and checked against mpmath
+at 50 digits computed here (an independent source: the reference evaluates with SciPy)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from backend import ops
+from backend.backends import get_backend
+from backend.builder import XlaBuilder
+from backend.errors import OpError
+
+inf, nan = np.inf, np.nan
+
+
+def _exact(fn: Callable[..., Any]) -> Callable[..., float]:
+    """``fn`` on mpf arguments at 50 digits, as a float (poles and domain edges given as inf / nan)."""
+    def value(*args: float) -> float:
+        with mp.workdps(50):
+            return float(fn(*[mp.mpf(a) for a in args]))
+    return value
+
+
+def _dp_da(a: Any, x: Any) -> Any:
+    """dP(a, x)/da, through the upper function where x > a (so no digits are lost to 1 - Q)."""
+    if x > a:
+        return -mp.diff(lambda s: mp.gammainc(s, x, mp.inf, regularized=True), a)
+    return mp.diff(lambda s: mp.gammainc(s, 0, x, regularized=True), a)
+
+
+def _gamma_density(a: Any, x: Any) -> Any:
+    return mp.exp((a - 1) * mp.log(x) - x - mp.loggamma(a))
+
+
+MPMATH: dict[str, Callable[..., float]] = {
+    "ErfInv": _exact(mp.erfinv),
+    "Lgamma": _exact(lambda x: mp.log(abs(mp.gamma(x)))),
+    "Digamma": _exact(mp.digamma),
+    "BesselI0e": _exact(lambda x: mp.besseli(0, x) * mp.exp(-abs(x))),
+    "BesselI1e": _exact(lambda x: mp.besseli(1, x) * mp.exp(-abs(x))),
+    "Igamma": _exact(lambda a, x: mp.gammainc(a, 0, x, regularized=True)),
+    "Igammac": _exact(lambda a, x: mp.gammainc(a, x, mp.inf, regularized=True)),
+    "IgammaGradA": _exact(_dp_da),
+    "RandomGammaGrad": _exact(lambda a, x: -_dp_da(a, x) / _gamma_density(a, x)),
+    "Zeta": _exact(mp.zeta),
+    "RegularizedIncompleteBeta": _exact(lambda a, b, x: mp.betainc(a, b, 0, x, regularized=True)),
+}
+
+# operands (one list per argument, in xla_client's order) inside each function's domain
+POINTS: dict[str, list[list[float]]] = {
+    "ErfInv": [[0.5, -0.9, 0.1, 0.99]],
+    "Lgamma": [[0.5, 3.0, -2.5, 30.0]],
+    "Digamma": [[1.0, 0.25, -1.5, 12.0]],
+    "BesselI0e": [[0.0, 1.0, -3.5, 40.0]],
+    "BesselI1e": [[0.5, -1.0, 3.5, 40.0]],
+    "Igamma": [[0.5, 2.0, 5.0, 1.0], [0.5, 1.0, 7.0, 0.1]],
+    "Igammac": [[0.5, 2.0, 5.0, 1.0], [0.5, 1.0, 7.0, 0.1]],
+    "IgammaGradA": [[0.5, 2.0, 5.0, 1.0], [0.5, 1.0, 7.0, 0.1]],
+    "RandomGammaGrad": [[0.5, 2.0, 5.0, 1.0], [0.5, 1.0, 7.0, 0.1]],
+    "Zeta": [[2.0, 3.0, 1.5, 6.0], [1.0, 2.0, 0.5, 0.25]],
+    "RegularizedIncompleteBeta": [[0.5, 2.0, 5.0, 1.0], [0.5, 3.0, 1.0, 1.0], [0.3, 0.5, 0.9, 0.25]],
+}
+
+# special values and domain edges: (operands, expected), the mathematical values
+SPECIAL: dict[str, tuple[list[list[float]], list[float]]] = {
+    "ErfInv": ([[1.0, -1.0, 1.5, -0.0]], [inf, -inf, nan, -0.0]),
+    "Lgamma": ([[0.0, -1.0, -3.0, inf]], [inf, inf, inf, inf]),
+    "Digamma": ([[-1.0, -2.0, inf, nan]], [nan, nan, inf, nan]),
+    "BesselI0e": ([[inf, -inf, nan, -0.0]], [0.0, 0.0, nan, 1.0]),
+    "BesselI1e": ([[inf, -inf, -0.0, nan]], [0.0, -0.0, -0.0, nan]),
+    "Igamma": ([[1.0, 2.0, -1.0, 1.0], [0.0, inf, 1.0, -1.0]], [0.0, 1.0, nan, nan]),
+    "Igammac": ([[1.0, 2.0, -1.0, 1.0], [0.0, inf, 1.0, -1.0]], [1.0, 0.0, nan, nan]),
+    "IgammaGradA": ([[1.0, 3.0, -1.0, 1.0], [0.0, 0.0, 1.0, -1.0]], [0.0, 0.0, nan, nan]),
+    "RandomGammaGrad": ([[1.0, 3.0, -1.0, 1.0], [0.0, 0.0, 1.0, -1.0]], [0.0, 0.0, nan, nan]),
+    "Zeta": ([[1.0, 1.0, 2.0, 3.0], [1.0, 4.0, 0.0, -1.0]], [inf, inf, inf, nan]),
+    "RegularizedIncompleteBeta": ([[2.0, 2.0, 2.0, -1.0], [3.0, 3.0, 3.0, 1.0], [0.0, 1.0, 1.5, 0.5]],
+                                  [0.0, 1.0, nan, nan]),
+}
+
+RTOL = {np.float32: 1e-4, np.float64: 1e-12}
+
+
+def _build_all(dtype: type) -> tuple[XlaBuilder, list[str]]:
+    """One computation with every function applied to its points and special values (one compile on jax)."""
+    c = XlaBuilder("special_functions")
+    outputs, names = [], []
+    for name, points in POINTS.items():
+        specials, _ = SPECIAL[name]
+        operands = [ops.Constant(c, np.array(p + s, dtype)) for p, s in zip(points, specials)]
+        outputs.append(getattr(ops, name)(*operands))
+        names.append(name)
+    ops.Tuple(c, outputs)
+    return c, names
+
+
+@pytest.mark.parametrize("backend,dtype", [("reference", np.float32), ("reference", np.float64), ("jax", np.float32)])
+def test_every_function_against_mpmath(backend: str, dtype: type) -> None:
+    c, names = _build_all(dtype)
+    results = get_backend(backend).execute(c.build(), [])
+    for name, got in zip(names, results):
+        assert got.dtype == dtype, name
+        points = [np.array(p, dtype).astype(np.float64) for p in POINTS[name]]
+        expected = np.array([MPMATH[name](*args) for args in zip(*points)])
+        n = len(expected)
+        np.testing.assert_allclose(got[:n].astype(np.float64), expected, rtol=RTOL[dtype], atol=1e-30, err_msg=name)
+        special = np.array(SPECIAL[name][1])
+        np.testing.assert_allclose(got[n:].astype(np.float64), special, rtol=RTOL[dtype], err_msg=name)
+        signed = ~np.isnan(special)
+        assert list(np.signbit(got[n:][signed])) == list(np.signbit(special[signed])), name
+
+
+def test_known_closed_forms() -> None:
+    # Independent of any library: erfinv(0) = 0, ln Gamma(1/2) = ln sqrt(pi), psi(1) = -Euler's gamma,
+    # P(1, x) = 1 - e^-x, zeta(2, 1) = pi^2 / 6, I_x(1, 1) = x.
+    c = XlaBuilder("closed_forms")
+    ops.Tuple(c, [ops.ErfInv(ops.Constant(c, np.float64(0.0))),
+                  ops.Lgamma(ops.Constant(c, np.float64(0.5))),
+                  ops.Digamma(ops.Constant(c, np.float64(1.0))),
+                  ops.Igamma(ops.Constant(c, np.float64(1.0)), ops.Constant(c, np.float64(2.0))),
+                  ops.Zeta(ops.Constant(c, np.float64(2.0)), ops.Constant(c, np.float64(1.0))),
+                  ops.RegularizedIncompleteBeta(ops.Constant(c, np.float64(1.0)), ops.Constant(c, np.float64(1.0)),
+                                                ops.Constant(c, np.float64(0.375)))])
+    got = [float(v) for v in get_backend("reference").execute(c.build(), [])]
+    want = [0.0, 0.5 * np.log(np.pi), -0.5772156649015329, 1 - np.exp(-2.0), np.pi ** 2 / 6, 0.375]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_keyword_arguments_use_xla_client_names() -> None:
+    c = XlaBuilder("keywords")
+    one = ops.Constant(c, np.float32([1.5, 2.0]))
+    half = ops.Constant(c, np.float32([0.5, 0.25]))
+    ops.Tuple(c, [ops.ErfInv(operand=half), ops.Igamma(a=one, x=half), ops.Zeta(x=one, q=half),
+                  ops.RegularizedIncompleteBeta(a=one, b=one, x=half)])
+    erfinv, igamma, zeta, betainc = get_backend("reference").execute(c.build(), [])
+    np.testing.assert_allclose(betainc, [MPMATH["RegularizedIncompleteBeta"](1.5, 1.5, 0.5),
+                                         MPMATH["RegularizedIncompleteBeta"](2.0, 2.0, 0.25)], rtol=1e-6)
+    np.testing.assert_allclose(igamma, [MPMATH["Igamma"](1.5, 0.5), MPMATH["Igamma"](2.0, 0.25)], rtol=1e-6)
+    np.testing.assert_allclose(zeta, [MPMATH["Zeta"](1.5, 0.5), MPMATH["Zeta"](2.0, 0.25)], rtol=1e-6)
+    np.testing.assert_allclose(erfinv, [MPMATH["ErfInv"](0.5), MPMATH["ErfInv"](0.25)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("build,constraint,arg", [
+    (lambda c: ops.Lgamma(ops.Constant(c, np.int32([1, 2]))), "C1", "operand"),
+    (lambda c: ops.BesselI1e(ops.Constant(c, np.complex64([1]))), "C1", "operand"),
+    (lambda c: ops.Igamma(ops.Constant(c, np.float32([1])), ops.Constant(c, np.float64([1]))), "C1", None),
+    (lambda c: ops.Zeta(ops.Constant(c, np.float32([1, 2])), ops.Constant(c, np.float32([1, 2, 3]))), "C2", "q"),
+    (lambda c: ops.Igammac(ops.Constant(c, np.float32([1, 2])), ops.Constant(c, np.float32(1))), "C2", "x"),
+    (lambda c: ops.RegularizedIncompleteBeta(ops.Constant(c, np.float32([1])), ops.Constant(c, np.float32([1])),
+                                             ops.Constant(c, np.float32([[1]]))), "C2", "x"),
+])
+def test_invalid_operands_name_the_constraint(build: Callable[[XlaBuilder], Any], constraint: str,
+                                              arg: str | None) -> None:
+    with pytest.raises(OpError) as e:
+        build(XlaBuilder("invalid"))
+    assert e.value.constraint == constraint
+    if arg is not None:
+        assert e.value.arg == arg
