@@ -131,6 +131,12 @@ def any_zero(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
         return np.asarray(actual).astype(np.float64) == 0
 
 
+def zero_of_either_sign(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Zero, each part (of a complex value) a zero of either sign."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(actual).astype(np.complex128) == 0
+
+
 def non_finite(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """+inf, -inf or NaN (either part of a complex value)."""
     with np.errstate(invalid="ignore"):

@@ -20,7 +20,7 @@ import numpy as np
 
 from backend.api_types import TriangularSolveOptions_Transpose
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Holds, any_value
+from backend.reference.allowed import Allowed, Holds, any_value, zero_of_either_sign, zero_parts_of_either_sign
 from backend.reference.elementwise import widen
 
 Transpose = TriangularSolveOptions_Transpose
@@ -134,7 +134,10 @@ def other_triangle(shape: tuple[int, ...], lower: bool) -> np.ndarray:
 def cholesky_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
     lower = ctx.attr("lower")
     _, ok = cholesky_factor(a, lower)
-    return {"other_triangle": Allowed(other_triangle(a.shape, lower), {"any_value": any_value}),
+    diagonal = np.broadcast_to(np.eye(a.shape[-1], dtype=bool), a.shape) & np.iscomplexobj(a)
+    return {"diagonal_zero_sign": Allowed(diagonal, {"either_sign": zero_parts_of_either_sign(a.real.dtype)}),
+            "other_triangle": Allowed(other_triangle(a.shape, lower), {"any_value": any_value,
+                                                                         "zero_of_either_sign": zero_of_either_sign}),
             "not_positive_definite": Allowed(np.broadcast_to(~ok[..., None, None], a.shape),
                                              {"any_value": any_value})}
 

@@ -30,7 +30,7 @@ import numpy as np
 from backend import etypes
 from backend.api_types import RandomAlgorithm
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, none_of
+from backend.reference.allowed import Allowed, Predicate, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -218,12 +218,16 @@ def rng_normal(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
 @implementation_defined("RngUniform")
 def rng_uniform_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
-    """Every element's value is the implementation's draw: in [a, b) when a < b, anything otherwise."""
-    def in_range(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-        if not a < b:
-            return np.ones(np.shape(actual), bool)
-        return (actual >= a) & (actual < b)
-    return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool), {"any_draw": in_range})}
+    """Every element's value is the implementation's draw: in [a, b) when a < b (or b itself, rounded
+    up to it), anything otherwise."""
+    def in_range(closed: bool) -> Predicate:
+        def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+            if not a < b:
+                return np.ones(np.shape(actual), bool)
+            return (actual >= a) & ((actual <= b) if closed else (actual < b))
+        return accepts
+    return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool),
+                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(True)})}
 
 
 @implementation_defined("RngNormal")
