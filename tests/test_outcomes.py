@@ -209,3 +209,38 @@ def test_reports_name_the_profile(tmp_path, capsys) -> None:
     assert "profile xla" in capsys.readouterr().out
     assert json.loads(report.read_text())["profile"] == "xla"
     assert "profile `xla`" in markdown.read_text()
+
+
+# -- outcomes judged on the whole result, comparator order, the journal -------------------------------
+def test_qr_any_factors_accepts_lapack_signs_and_rejects_broken_identities() -> None:
+    from backend.reference import IMPLEMENTATION_DEFINED
+
+    a = np.array([[3.0, 1.0], [4.0, 2.0]])
+    allowed = IMPLEMENTATION_DEFINED.get("QR")(None, a)["factors"]
+    # Q R = A with the columns of Q negated and the rows of R negated: R's diagonal negative (LAPACK's signs)
+    q = np.array([[-0.6, 0.8], [-0.8, -0.6]])
+    r = np.array([[-5.0, -2.2], [0.0, -0.4]])
+    holds = allowed.outcomes["any_factors"].check
+    assert all(m.all() for m in holds((q, r)))
+    assert not any(m.any() for m in holds((q, r + np.array([[0.0, 0.1], [0.0, 0.0]]))))  # Q R != A
+    assert not any(m.any() for m in holds((2 * q, r / 2)))  # Q not orthonormal
+
+
+def test_a_comparator_over_nan_is_not_a_strict_weak_order() -> None:
+    from backend.reference.higher_order import _strict_weak_order
+
+    x = np.array([1.0, np.nan, 2.0])
+    with np.errstate(invalid="ignore"):
+        assert not _strict_weak_order((x[:, None] < x[None, :])[None])
+    y = np.array([1.0, 0.0, 1.0])
+    assert _strict_weak_order((y[:, None] < y[None, :])[None])
+
+
+def test_the_journal_keeps_the_profile_and_the_chosen_outcomes() -> None:
+    from conformance.journal import result_from_record, result_record
+    from conformance.runner import IMPL_DEFINED, Result
+
+    case = _golden("Clamp", "doc_scalar_bounds")
+    record = result_record(Result(case, IMPL_DEFINED, "m", chosen={"values": {"any_draw": 3}}), "jax", "xla")
+    assert record["profile"] == "xla" and record["chosen"] == {"values": {"any_draw": 3}}
+    assert result_from_record(case, record).chosen == {"values": {"any_draw": 3}}
