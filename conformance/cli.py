@@ -18,7 +18,8 @@ from conformance.cases import Case
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
 from conformance.journal import Journal, read_journal, result_from_record
-from conformance.report import scoreboard_text, write_json, write_junit, write_markdown
+from conformance.outcomes import PROFILES, SPEC
+from conformance.report import chosen_outcomes_text, scoreboard_text, write_json, write_junit, write_markdown
 from conformance.runner import FAILURES, Result, run_cases
 
 _MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T"}
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
     run.add_argument("--kinds", default="golden,generated,error", help="which case kinds to run")
     run.add_argument("--seed", type=int, default=0, help="seed for generated cases")
+    run.add_argument("--profile", choices=PROFILES, default=SPEC,
+                     help="spec: the documents' semantics, any allowed implementation-defined outcome accepted "
+                     "(default); xla: XLA's observed behaviour required everywhere")
     run.add_argument("--report", help="write a JSON report to this path")
     run.add_argument("--junit", help="write a JUnit XML report to this path")
     run.add_argument("--markdown", help="write a Markdown report to this path")
@@ -124,8 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if other:
         print(f"error: {args.resume} holds results of backend {', '.join(map(str, other))}", file=sys.stderr)
         return 2
+    other_profiles = {r.get("profile", SPEC) for r in done.values()} - {args.profile}
+    if other_profiles:
+        print(f"error: {args.resume} holds results of profile {', '.join(map(str, other_profiles))}", file=sys.stderr)
+        return 2
     journal_path = args.results or args.resume
-    journal = Journal(journal_path, backend.name) if journal_path else None
+    journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
     start = time.perf_counter()
     results: list[Result] = []
     progress = _OpProgress(names, quiet=args.quiet)
@@ -150,9 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.no_isolation:
-            run_cases(to_run(), backend, on_result)
+            run_cases(to_run(), backend, on_result, profile=args.profile)
         else:
-            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout) as runner:
+            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout,
+                                profile=args.profile) as runner:
                 runner.run(to_run(), on_result)
     except WorkerStartError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -165,18 +174,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = [r for r in results if r.status in FAILURES]
     print()
     print(scoreboard_text(results))
-    print(f"\nbackend {backend.name}: {len(results)} cases in {seconds:.1f} s "
+    if chosen_outcomes_text(results):
+        print("\n" + chosen_outcomes_text(results))
+    print(f"\nbackend {backend.name}, profile {args.profile}: {len(results)} cases in {seconds:.1f} s "
           "(. passed, F failed, C crashed, T timed out, u unsupported, i implementation-defined)")
     for r in failed[: None if args.verbose else 10]:
         print(f"\n{r.status.upper()} {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
     if len(failed) > 10 and not args.verbose:
         print(f"\n... and {len(failed) - 10} more failures (use -v or --report)")
     if args.report:
-        write_json(args.report, results, backend.name, seconds, args.seed)
+        write_json(args.report, results, backend.name, seconds, args.seed, args.profile)
     if args.junit:
-        write_junit(args.junit, results, backend.name)
+        write_junit(args.junit, results, backend.name, args.profile)
     if args.markdown:
-        write_markdown(args.markdown, results, backend.name, seconds)
+        write_markdown(args.markdown, results, backend.name, seconds, args.profile)
     return 1 if failed else 0
 
 

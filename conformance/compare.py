@@ -12,7 +12,8 @@ from backend import etypes
 def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:
     """Boolean mask of elements that differ beyond ``bound`` (None: exact, signed zeros included).
 
-    NaNs match NaNs (any payload); infinities must match exactly.
+    NaNs match NaNs (any payload); infinities must match exactly; a zero matches a zero of its sign only
+    (a tolerance does not excuse Sqrt(-0.0) = +0.0).
     """
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
@@ -38,7 +39,8 @@ def _float_mismatch(a: np.ndarray, e: np.ndarray, bound: Any) -> np.ndarray:
         diff = np.abs(a - e)
         close = diff <= bound.atol + bound.rtol * np.abs(e)
     finite = ~(np.isnan(a) | np.isnan(e) | np.isinf(a) | np.isinf(e))
-    return one_nan | inf_mismatch | (finite & ~close)
+    zero_sign = (a == 0) & (e == 0) & (np.signbit(a) != np.signbit(e))
+    return one_nan | inf_mismatch | (finite & ~close) | zero_sign
 
 
 def describe_mismatch(actual: Any, expected: Any, mask: np.ndarray, limit: int = 5) -> str:

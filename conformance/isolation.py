@@ -20,6 +20,7 @@ from typing import Any
 
 from conformance.build import reproduction
 from conformance.cases import Case
+from conformance.outcomes import SPEC, check_profile
 from conformance.runner import CRASHED, TIMED_OUT, Result
 
 #: Seconds one case may run before its worker is killed (compiling a large case can take a while).
@@ -34,7 +35,7 @@ class WorkerStartError(RuntimeError):
     """A worker could not load the backend: every case would fail the same way, so the run stops."""
 
 
-def _worker_main(conn: Connection, backend_name: str) -> None:
+def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
     """The worker's loop: load the backend, then run each case it is sent until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     import specs
@@ -53,8 +54,8 @@ def _worker_main(conn: Connection, backend_name: str) -> None:
         if message is None:
             return
         index, case = message
-        r = run_case(case, backend)
-        conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds)))
+        r = run_case(case, backend, profile)
+        conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -71,9 +72,9 @@ def describe_exit(exitcode: int | None) -> str:
 class Worker:
     """One worker process and the case it is running (``task``: index, case, start time)."""
 
-    def __init__(self, backend_name: str) -> None:
+    def __init__(self, backend_name: str, profile: str = SPEC) -> None:
         self.conn, child = _CONTEXT.Pipe()
-        self.process = _CONTEXT.Process(target=_worker_main, args=(child, backend_name), daemon=True,
+        self.process = _CONTEXT.Process(target=_worker_main, args=(child, backend_name, profile), daemon=True,
                                         name="conformance-worker")
         self.process.start()
         child.close()
@@ -107,7 +108,7 @@ class Worker:
     def deadline(self, timeout: float) -> float:
         return self.task[2] + timeout if self.task is not None else self.started + STARTUP_TIMEOUT
 
-    def receive(self) -> tuple[Case, tuple[int, str, str, str, float]] | None:
+    def receive(self) -> tuple[Case, tuple[int, str, str, str, float, dict[str, dict[str, int]]]] | None:
         """Handle one message: the finished case and its result's fields, or None (the worker became ready).
 
         Raises EOFError if the worker has died, WorkerStartError if it could not load the backend.
@@ -140,10 +141,14 @@ class Worker:
 
 
 class IsolatedRunner:
-    """Runs cases on up to ``jobs`` worker processes for the backend named ``backend_name``."""
+    """Runs cases on up to ``jobs`` worker processes for the backend named ``backend_name``, judged
+    under ``profile`` (conformance/outcomes.py)."""
 
-    def __init__(self, backend_name: str, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, backend_name: str, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 profile: str = SPEC) -> None:
+        check_profile(profile)
         self.backend_name = backend_name
+        self.profile = profile
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.timeout = timeout
         self._idle: list[Worker] = []
@@ -170,7 +175,7 @@ class IsolatedRunner:
                 if not worker.process.is_alive():
                     worker.kill()
                     worker = None
-            worker = worker or Worker(self.backend_name)
+            worker = worker or Worker(self.backend_name, self.profile)
             worker.assign(*task)
             workers.append(worker)
 
@@ -203,9 +208,9 @@ class IsolatedRunner:
                                   f"the worker process {describe_exit(w.process.exitcode)} while running this case")
                     continue
                 if finished is not None:
-                    case, (index, status, message, repro, seconds) = finished
+                    case, (index, status, message, repro, seconds, chosen) = finished
                     workers.remove(w)
-                    record(Result(case, status, message, repro, seconds), index)
+                    record(Result(case, status, message, repro, seconds, chosen), index)
                     give_work(w)
             elif now >= w.deadline(self.timeout):
                 if w.task is None:

@@ -11,13 +11,16 @@ import os
 from typing import IO, Any
 
 from conformance.cases import Case
+from conformance.outcomes import SPEC
 from conformance.runner import Result
 
 
-def result_record(result: Result, backend: str) -> dict[str, Any]:
+def result_record(result: Result, backend: str, profile: str = SPEC) -> dict[str, Any]:
     return {"id": result.case.id, "op": result.case.op, "kind": result.case.kind, "backend": backend,
-            "status": result.status, "message": result.message, "seconds": round(result.seconds, 4),
-            **({"reproduction": result.reproduction} if result.reproduction else {})}
+            "profile": profile, "status": result.status, "message": result.message,
+            "seconds": round(result.seconds, 4),
+            **({"reproduction": result.reproduction} if result.reproduction else {}),
+            **({"chosen": result.chosen} if result.chosen else {})}
 
 
 def read_journal(path: str) -> dict[str, dict[str, Any]]:
@@ -38,21 +41,22 @@ def read_journal(path: str) -> dict[str, dict[str, Any]]:
 
 def result_from_record(case: Case, record: dict[str, Any]) -> Result:
     return Result(case, record["status"], record.get("message", ""), record.get("reproduction", ""),
-                  float(record.get("seconds", 0.0)))
+                  float(record.get("seconds", 0.0)), dict(record.get("chosen") or {}))
 
 
 class Journal:
     """Appends each result to ``path`` as one JSON line, flushed at once."""
 
-    def __init__(self, path: str, backend: str) -> None:
+    def __init__(self, path: str, backend: str, profile: str = SPEC) -> None:
         self.backend = backend
+        self.profile = profile
         torn = os.path.exists(path) and os.path.getsize(path) > 0 and not _ends_with_newline(path)
         self._file: IO[str] = open(path, "a")  # noqa: SIM115 - closed by close()
         if torn:  # a run killed mid-line: start a fresh line
             self._file.write("\n")
 
     def append(self, result: Result) -> None:
-        self._file.write(json.dumps(result_record(result, self.backend)) + "\n")
+        self._file.write(json.dumps(result_record(result, self.backend, self.profile)) + "\n")
         self._file.flush()
 
     def close(self) -> None:

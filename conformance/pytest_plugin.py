@@ -1,7 +1,7 @@
 """A pytest plugin that runs the conformance suite as one pytest test per case.
 
     pytest -p conformance.pytest_plugin --pyargs conformance.suite_test \\
-        --conformance-backend jax --conformance-ops Add,Pow
+        --conformance-backend jax --conformance-ops Add,Pow [--conformance-profile xla]
 
 Unsupported cases are skipped and implementation-defined differences are reported as xfail, each
 with its reason; a failing case prints its reproduction. Cases run in a worker process (the
@@ -20,6 +20,7 @@ import pytest
 import specs
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner
+from conformance.outcomes import PROFILES, SPEC
 from conformance.runner import FAILURES, IMPL_DEFINED, UNSUPPORTED, Result, run_case
 
 
@@ -29,6 +30,9 @@ def pytest_addoption(parser: Any) -> None:
                     help="backend: reference, jax, pallas, an entry point, or module:attribute")
     group.addoption("--conformance-ops", default="", help="comma-separated op names (default: all)")
     group.addoption("--conformance-seed", type=int, default=0, help="seed for generated cases")
+    group.addoption("--conformance-profile", choices=PROFILES, default=SPEC,
+                    help="spec (default): allowed implementation-defined outcomes accepted; xla: XLA's behaviour "
+                    "required everywhere")
     group.addoption("--conformance-timeout", type=float, default=DEFAULT_TIMEOUT,
                     help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--conformance-no-isolation", action="store_true",
@@ -57,12 +61,17 @@ def conformance_run(request: Any) -> Iterator[Callable[[Any], Result]]:
     """Runs one case on the chosen backend, in a worker process unless --conformance-no-isolation."""
     config = request.config
     name = config.getoption("conformance_backend")
+    profile = config.getoption("conformance_profile")
     if config.getoption("conformance_no_isolation"):
         backend = request.getfixturevalue("conformance_backend")
-        yield lambda case: run_case(case, backend)
+        yield lambda case: run_case(case, backend, profile)
         return
-    with IsolatedRunner(name, jobs=1, timeout=config.getoption("conformance_timeout")) as runner:
+    with IsolatedRunner(name, jobs=1, timeout=config.getoption("conformance_timeout"), profile=profile) as runner:
         yield lambda case: runner.run([case])[0]
+
+
+def pytest_report_header(config: Any) -> str:
+    return f"conformance profile: {config.getoption('conformance_profile')}"
 
 
 def check_result(result: Result) -> None:
@@ -75,6 +84,6 @@ def check_result(result: Result) -> None:
         pytest.fail(f"{result.status}: {result.message}\n--- reproduction ---\n{result.reproduction}", pytrace=False)
 
 
-def check_case(case: Any, backend: Any) -> None:
+def check_case(case: Any, backend: Any, profile: str = SPEC) -> None:
     """Run one case in this process and check its result."""
-    check_result(run_case(case, backend))
+    check_result(run_case(case, backend, profile))

@@ -15,6 +15,7 @@ from backend.errors import OpError, UnsupportedError
 from conformance.build import build_case, reproduction
 from conformance.cases import ERROR, Case
 from conformance.compare import describe_mismatch, mismatch_mask
+from conformance.outcomes import SPEC, Mismatch, check_profile, judge
 
 PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED = "passed", "failed", "unsupported", "impl-defined"
 #: Recorded by the isolating runner (conformance/isolation.py) when the process running a case dies
@@ -30,18 +31,21 @@ class Result:
     message: str = ""
     reproduction: str = ""
     seconds: float = 0.0
+    chosen: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # id -> {outcome: elements}
 
 
-def run_case(case: Case, backend: Any) -> Result:
+def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
+    """Run one case; ``profile`` is ``spec`` (allowed implementation-defined outcomes) or ``xla``."""
+    check_profile(profile)
     start = time.perf_counter()
-    result = _run(case, backend)
+    result = _run(case, backend, profile)
     result.seconds = time.perf_counter() - start
     if result.status in FAILURES:
         result.reproduction = reproduction(case, backend.name)
     return result
 
 
-def _run(case: Case, backend: Any) -> Result:
+def _run(case: Case, backend: Any, profile: str) -> Result:
     spec = specs.get(case.op)
     if case.kind == ERROR:
         try:
@@ -73,6 +77,7 @@ def _run(case: Case, backend: Any) -> Result:
             return Result(case, FAILED, problem)
     root = comp.root_instruction
     result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
+    mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
         if out_arr.dtype != exp_arr.dtype or out_arr.shape != exp_arr.shape:
@@ -81,13 +86,16 @@ def _run(case: Case, backend: Any) -> Result:
         bound = spec.tolerance.for_type(shape.element_type(), root.attrs) if shape.is_array() else None
         mask = mismatch_mask(out_arr, exp_arr, bound)
         if mask.any():
-            detail = describe_mismatch(out_arr, exp_arr, mask)
-            impl = _implementation_defined(case, spec, comp, args, mask)
-            if impl:
-                return Result(case, IMPL_DEFINED, f"differs where behaviour is implementation-defined ({impl}): "
-                              f"{detail}")
-            return Result(case, FAILED, f"output {i} differs beyond tolerance {bound or 'exact'}: {detail}")
-    return Result(case, PASSED)
+            mismatches.append(Mismatch(i, out_arr, exp_arr, bound, mask, tuple(outputs)))
+    if not mismatches:
+        return Result(case, PASSED)
+    verdict = judge(case, spec, comp, args, mismatches, profile)
+    if not verdict.excused:
+        return Result(case, FAILED, verdict.message)
+    chosen = {key: dict(c) for key, c in verdict.chosen.items()}
+    if profile == SPEC:
+        return Result(case, IMPL_DEFINED, f"implementation-defined: {verdict.message}", chosen=chosen)
+    return Result(case, PASSED, f"XLA's outcome where the reference departs from it: {verdict.message}", chosen=chosen)
 
 
 def _outfeed_mismatch(got: list[Any], expected: tuple[Any, ...]) -> str | None:
@@ -159,39 +167,12 @@ def _exception_head(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}\n{text}"
 
 
-def _implementation_defined(case: Case, spec: Any, comp: Any, args: list[Any], mask: np.ndarray) -> str | None:
-    """The implementation-defined ids covering every mismatching element, if they do."""
-    if case.implementation_defined:
-        return case.implementation_defined
-    from backend.interpreter import EvalContext, GraphWalker
-    from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
-
-    fn = IMPLEMENTATION_DEFINED.get(spec.name)
-    if fn is None:
-        return None
-    root = comp.root_instruction
-    walker = GraphWalker("reference", EVALUATORS)
-    values = {}
-    for inst in comp.instructions:
-        if inst.id == root.id:
-            break
-        values[inst.id] = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, args),
-                                                      *inst.grouped([values[o] for o in inst.operands]))
-    masks = fn(EvalContext(root, walker, args), *root.grouped([values[o] for o in root.operands]))
-    covered = np.zeros(mask.shape, bool)
-    ids = []
-    for key, m in masks.items():
-        m = np.broadcast_to(np.asarray(m, bool), mask.shape)
-        if (m & mask).any():
-            ids.append(key)
-        covered |= m
-    return ", ".join(ids) if ids and not (mask & ~covered).any() else None
-
-
-def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None) -> list[Result]:
+def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None,
+              profile: str = SPEC) -> list[Result]:
+    check_profile(profile)
     results = []
     for case in cases:
-        result = run_case(case, backend)
+        result = run_case(case, backend, profile)
         results.append(result)
         if progress:
             progress(result)

@@ -79,7 +79,12 @@ def render_op(spec: OpSpec) -> str:
     lines += ["## Constraints", ""] + [f"- **{cid}**: {text}" for cid, text in spec.constraints.items()] + [""]
     if spec.implementation_defined:
         lines += ["## Implementation-defined behaviour", ""]
-        lines += [f"- **{k}**: {v}" for k, v in spec.implementation_defined.items()] + [""]
+        for k, e in spec.implementation_defined.items():
+            lines.append(f"- **{k}**: {e.doc} Allowed outcomes:")
+            for name, text in e.outcomes.items():
+                who = [w for w, o in (("reference", e.reference), ("XLA", e.xla)) if o == name]
+                lines.append(f"  - `{name}`" + (f" ({', '.join(who)})" if who else "") + f": {text}")
+        lines.append("")
     lines += ["## Examples", ""]
     for ex in spec.examples:
         lines.append(f"### {ex.name}" + (f" (implementation-defined: {ex.implementation_defined})"

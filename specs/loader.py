@@ -306,6 +306,22 @@ class Example:
 
 
 @dataclasses.dataclass(frozen=True)
+class ImplementationDefined:
+    """Behaviour the documents leave open: the closed set of allowed outcomes, each with its source."""
+
+    id: str
+    doc: str
+    outcomes: dict[str, str]  # outcome name -> what it gives, and who does it
+    reference: str  # the outcome the reference computes (the expected values)
+    xla: str  # XLA's observed outcome
+
+    @property
+    def alternatives(self) -> set[str]:
+        """The outcomes other than the reference's (given by the op's registered function)."""
+        return set(self.outcomes) - {self.reference}
+
+
+@dataclasses.dataclass(frozen=True)
 class ErrorExample:
     name: str
     violates: str
@@ -367,7 +383,7 @@ class OpSpec:
     examples: tuple[Example, ...]
     errors: tuple[ErrorExample, ...]
     tolerance: Tolerance
-    implementation_defined: dict[str, str]
+    implementation_defined: dict[str, ImplementationDefined]
     generator: dict[str, Any]
     shape_rule: str
     executable: bool
@@ -698,7 +714,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     for i, config in enumerate(generator.get("configs") or []):
         ctx.mapping(config, f"generator.configs[{i}]", (), tuple(field_types.CONFIG), types=field_types.CONFIG)
     ctx.mapping(top.get("result") or {}, "result", (), ("element",))
-    impl = top.get("implementation_defined") or {}
+    impl = _parse_implementation_defined(ctx, top.get("implementation_defined"))
     for ex in examples:
         if ex.implementation_defined is not None and ex.implementation_defined not in impl:
             raise ctx.fail("examples", f"example '{ex.name}' names unknown implementation_defined "
@@ -717,6 +733,40 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if check_functions:
         _check_functions(ctx, spec)
     return spec
+
+
+_OUTCOME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _parse_implementation_defined(ctx: _Ctx, node: Any) -> dict[str, ImplementationDefined]:
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        raise ctx.fail("implementation_defined", "expected a mapping of id to {doc, outcomes, reference, xla}")
+    out = {}
+    for key, entry in node.items():
+        where = f"implementation_defined.{key}"
+        if not _OUTCOME_NAME.match(str(key)):
+            raise ctx.fail(where, "ids are snake_case names", node, key)
+        m = ctx.mapping(entry, where, ("doc", "outcomes", "reference", "xla"))
+        if not isinstance(m["doc"], str) or not m["doc"].strip():
+            raise ctx.fail(f"{where}.doc", "expected a non-empty string", m, "doc")
+        outcomes = m["outcomes"]
+        if not isinstance(outcomes, dict) or not outcomes:
+            raise ctx.fail(f"{where}.outcomes", "expected a non-empty mapping of outcome name to description "
+                           "(with its source)", m, "outcomes")
+        for name, text in outcomes.items():
+            if not _OUTCOME_NAME.match(str(name)):
+                raise ctx.fail(f"{where}.outcomes.{name}", "outcome names are snake_case", outcomes, name)
+            if not isinstance(text, str) or not text.strip():
+                raise ctx.fail(f"{where}.outcomes.{name}", "expected a non-empty description", outcomes, name)
+        for field in ("reference", "xla"):
+            if not isinstance(m[field], str) or m[field] not in outcomes:
+                raise ctx.fail(f"{where}.{field}", f"'{m[field]}' is not one of the outcomes {sorted(outcomes)}",
+                               m, field)
+        out[str(key)] = ImplementationDefined(id=str(key), doc=m["doc"].strip(), reference=m["reference"],
+                                              xla=m["xla"], outcomes={str(k): v.strip() for k, v in outcomes.items()})
+    return out
 
 
 def _parse_forms(ctx: _Ctx, top: Any, arg_names: set[str]) -> dict[str, tuple[str, ...]]:
@@ -781,6 +831,17 @@ def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
         if spec.name not in LOWERINGS:
             raise ctx.fail("op", f"no jax lowering for {spec.name} (add @lowering('{spec.name}') "
                            "in backend/jax_backend/)")
+        _check_outcome_function(ctx, spec)
+
+
+def _check_outcome_function(ctx: _Ctx, spec: OpSpec) -> None:
+    """Entries with outcomes besides the reference's need the op's @implementation_defined function."""
+    from backend.reference import IMPLEMENTATION_DEFINED
+
+    open_ids = [k for k, e in spec.implementation_defined.items() if e.alternatives]
+    if open_ids and spec.name not in IMPLEMENTATION_DEFINED:
+        raise ctx.fail("implementation_defined", f"{', '.join(open_ids)} allow outcomes besides the reference's: "
+                       f"register @implementation_defined('{spec.name}') in backend/reference/")
 
 
 @functools.cache

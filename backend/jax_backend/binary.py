@@ -64,7 +64,7 @@ def _safe_divisor(lhs: Any, rhs: Any) -> tuple[Any, Any]:
     return lax.select(unsafe, lax.full_like(rhs, 1), rhs), zero
 
 
-def _div(lhs: Any, rhs: Any) -> Any:
+def divide(lhs: Any, rhs: Any) -> Any:
     """Integer x / 0 is -1 (all bits set), INT_MIN / -1 is INT_MIN (as XLA's compiled code gives)."""
     if jnp.issubdtype(lhs.dtype, jnp.floating) and jnp.finfo(lhs.dtype).bits < 8:
         # in f32, rounded once: the constant folder divided f4 values natively (6 / 0 gave 0, not 6)
@@ -92,7 +92,7 @@ _LAX: dict[str, Callable[[Any, Any], Any]] = {
     "Add": _add,
     "Sub": lax.sub,
     "Mul": lax.mul,
-    "Div": _div,
+    "Div": divide,
     "Rem": _rem,
     "Max": lax.max,
     "Min": lax.min,

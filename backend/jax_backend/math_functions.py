@@ -14,10 +14,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import lowering
+from backend.jax_backend.binary import divide
 
 
 def _reciprocal(operand: Any) -> Any:
-    return lax.div(lax.full_like(operand, 1), operand)
+    return divide(lax.full_like(operand, 1), operand)
 
 
 def _conj(operand: Any) -> Any:

@@ -15,14 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import in_wide_precision, subnormal_mask
+from backend.reference.allowed import Allowed, any_zero, non_finite_parts, subnormal_outcomes
+from backend.reference.elementwise import in_wide_precision
 
 Masks = dict[str, np.ndarray]
+Outcomes = dict[str, Allowed]
 
 #: XLA's integer Pow looks at the low 6 bits of a non-negative exponent only.
 POW_EXPONENT_BITS = 6
@@ -48,11 +49,6 @@ def _is_inexact(x: np.ndarray) -> bool:
 
 def _bits(x: np.ndarray) -> int:
     return etypes.bit_width(_etype(x))
-
-
-def _int_range(x: np.ndarray) -> tuple[int, int]:
-    info = ml_dtypes.iinfo(x.dtype)
-    return int(info.min), int(info.max)
 
 
 # -- two's-complement bit patterns --------------------------------------------------------------
@@ -96,38 +92,24 @@ def _wide_ints(x: np.ndarray) -> np.ndarray:
     return x.astype(np.uint64 if x.dtype == np.uint64 else np.int64)
 
 
-def _exact_ints(x: np.ndarray) -> np.ndarray:
-    """Integer values as Python ints (object array), for exact range checks."""
-    return _wide_ints(x).astype(object)
-
-
-
-
 def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
-                     masks: Masks | None = None) -> Masks:
-    """``masks`` plus, for floating-point operands, where an operand or the result is subnormal."""
-    masks = dict(masks or {})
+                     outcomes: Outcomes | None = None) -> Outcomes:
+    """``outcomes`` plus, for floating-point operands, ``subnormals``: IEEE or flushed (DAZ + FTZ)."""
+    outcomes = dict(outcomes or {})
     if _is_inexact(lhs):
-        masks["subnormals"] = subnormal_mask(ev(ctx, lhs, rhs), lhs, rhs)
-    return masks
+        outcomes["subnormals"] = subnormal_outcomes(ev, ctx, lhs, rhs)
+    return outcomes
 
 
 def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
-                      zero: np.ndarray) -> Masks:
-    """For complex operands: where an operand or the result has an infinite or NaN part, or ``zero`` is 0."""
+                      zero: np.ndarray) -> Outcomes:
+    """For complex operands: where an operand or the result has an infinite or NaN part, or ``zero`` is 0;
+    there the plain formulas may give other non-finite parts."""
     if not etypes.is_complex(_etype(lhs)):
         return {}
     with np.errstate(all="ignore"):
         mask = ~np.isfinite(lhs) | ~np.isfinite(rhs) | ~np.isfinite(ev(ctx, lhs, rhs)) | (zero == 0)
-    return {"complex_special_values": mask}
-
-
-def _signed_overflow(fn: Callable[[Any, Any], Any], lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    if not _is_signed(lhs):
-        return {}
-    lo, hi = _int_range(lhs)
-    exact = np.asarray(fn(_exact_ints(lhs), _exact_ints(rhs)), dtype=object)
-    return {"signed_overflow": ((exact < lo) | (exact > hi)).astype(bool)}
+    return {"complex_special_values": Allowed(mask, {"plain_formula": non_finite_parts})}
 
 
 def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
@@ -156,19 +138,18 @@ def mul(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("Add")
-def add_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _with_subnormals(ctx, add, lhs, rhs, _signed_overflow(np.add, lhs, rhs) if lhs.dtype != np.bool_ else {})
+def add_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _with_subnormals(ctx, add, lhs, rhs)
 
 
 @implementation_defined("Sub")
-def sub_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _with_subnormals(ctx, sub, lhs, rhs, _signed_overflow(np.subtract, lhs, rhs))
+def sub_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _with_subnormals(ctx, sub, lhs, rhs)
 
 
 @implementation_defined("Mul")
-def mul_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    masks = {**_signed_overflow(np.multiply, lhs, rhs), **_complex_specials(ctx, mul, lhs, rhs, np.ones(1))}
-    return _with_subnormals(ctx, mul, lhs, rhs, masks)
+def mul_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _with_subnormals(ctx, mul, lhs, rhs, _complex_specials(ctx, mul, lhs, rhs, np.ones(1)))
 
 
 # -- Div, Rem -----------------------------------------------------------------------------------
@@ -217,9 +198,10 @@ def rem(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return in_wide_precision(np.fmod, ctx, lhs, rhs)
 
 
-def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Real floats where the divisor is broadcast (constant along a dimension of size > 1) and
-    x * (1 / y), as XLA's simplifier rewrites x / broadcast(y), rounds differently from x / y."""
+    x * (1 / y), as XLA's simplifier rewrites x / broadcast(y), rounds differently from x / y;
+    the other outcome there: x * (1 / y), each product and reciprocal rounded to the type."""
     if not _is_inexact(lhs) or etypes.is_complex(_etype(lhs)):
         return {}
     with np.errstate(all="ignore"):
@@ -233,19 +215,23 @@ def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) ->
         rewritten = (lhs.astype(compute) * reciprocal.astype(compute)).astype(out)
         exact = div(ctx, lhs, rhs)
     differs = ~((rewritten == exact) & (np.signbit(rewritten) == np.signbit(exact)) | (np.isnan(rewritten) & np.isnan(exact)))
-    return {"broadcast_divisor_reciprocal": differs}
+    return {"broadcast_divisor_reciprocal": Allowed(differs, {"reciprocal": rewritten})}
 
 
 @implementation_defined("Div")
-def div_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    masks = {**_division_cases(lhs, rhs), **_complex_specials(ctx, div, lhs, rhs, rhs),
-             **_broadcast_divisor_reciprocal(ctx, lhs, rhs)}
-    return _with_subnormals(ctx, div, lhs, rhs, masks)
+def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """An integer divided by zero: all ones (XLA) or 0 (ARM); INT_MIN / -1 has the one outcome INT_MIN;
+    real floats over a broadcast divisor: x / y or x * (1 / y)."""
+    if _is_int(lhs):
+        zero = _division_cases(lhs, rhs)["division_by_zero"]
+        return {"division_by_zero": Allowed(zero, {"zero": np.zeros(zero.shape, ctx.shape.numpy_dtype())})}
+    return _with_subnormals(ctx, div, lhs, rhs, {**_complex_specials(ctx, div, lhs, rhs, rhs),
+                                                 **_broadcast_divisor_reciprocal(ctx, lhs, rhs)})
 
 
 @implementation_defined("Rem")
-def rem_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _with_subnormals(ctx, rem, lhs, rhs, _division_cases(lhs, rhs))
+def rem_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _with_subnormals(ctx, rem, lhs, rhs)
 
 
 # -- Max, Min -----------------------------------------------------------------------------------
@@ -284,22 +270,25 @@ def min_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _extremum(ctx, lhs, rhs, _min_f, np.minimum)
 
 
-def _extremum_masks(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+def _extremum_outcomes(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+                       number: Callable[..., np.ndarray]) -> Outcomes:
+    """NaN: propagated (XLA) or ignored (IEEE maxNum/minNum, ``number``); a -0/+0 pair: ordered or either zero."""
     if not etypes.is_float(_etype(lhs)):
         return {}
     a, b = lhs.astype(np.float64), rhs.astype(np.float64)
     return _with_subnormals(ctx, ev, lhs, rhs, {
-        "nan": np.isnan(a) | np.isnan(b), "signed_zero": (a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))})
+        "nan": Allowed(np.isnan(a) | np.isnan(b), {"number": in_wide_precision(number, ctx, lhs, rhs)}),
+        "signed_zero": Allowed((a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b)), {"either_zero": any_zero})})
 
 
 @implementation_defined("Max")
-def max_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _extremum_masks(ctx, max_, lhs, rhs)
+def max_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _extremum_outcomes(ctx, max_, lhs, rhs, np.fmax)
 
 
 @implementation_defined("Min")
-def min_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _extremum_masks(ctx, min_, lhs, rhs)
+def min_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _extremum_outcomes(ctx, min_, lhs, rhs, np.fmin)
 
 
 # -- Pow ----------------------------------------------------------------------------------------
@@ -308,14 +297,14 @@ def _exponent(rhs: np.ndarray) -> np.ndarray:
     return _signed_value(_to_bits(rhs), _bits(rhs))
 
 
-def _int_pow(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Square-and-multiply over the exponent's low 6 bits; for a negative exponent 1 / lhs**-rhs in
-    integers: 1 for base 1, +-1 for base -1 (by the exponent's parity), else 0."""
+def _int_pow(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, exponent_bits: int = POW_EXPONENT_BITS) -> np.ndarray:
+    """Square-and-multiply over the exponent's low ``exponent_bits`` bits; for a negative exponent
+    1 / lhs**-rhs in integers: 1 for base 1, +-1 for base -1 (by the exponent's parity), else 0."""
     base, exponent = _to_bits(lhs), _exponent(rhs)
     acc = np.ones(base.shape, np.uint64)
     e = exponent.astype(np.uint64)
     with np.errstate(all="ignore"):
-        for _ in range(POW_EXPONENT_BITS):
+        for _ in range(exponent_bits):
             acc = np.where(e & np.uint64(1), acc * base, acc)
             base = base * base
             e = e >> np.uint64(1)
@@ -334,18 +323,12 @@ def pow_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("Pow")
-def pow_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+def pow_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """Integer exponents of 64 or more: modulo 64 (XLA) or the exact power modulo 2^n."""
     if not _is_int(lhs):
         return _with_subnormals(ctx, pow_, lhs, rhs, _complex_specials(ctx, pow_, lhs, rhs, lhs))
-    exponent = _exponent(rhs)
-    large = exponent >= (1 << POW_EXPONENT_BITS)
-    masks = {"negative_exponent": exponent < 0, "large_exponent": large}
-    if _is_signed(lhs):
-        small = np.where((exponent < 0) | large, 0, exponent).astype(object)
-        lo, hi = _int_range(lhs)
-        exact = np.asarray(_exact_ints(lhs) ** small, dtype=object)
-        masks["signed_overflow"] = ((exact < lo) | (exact > hi)).astype(bool) & ~masks["negative_exponent"] & ~large
-    return masks
+    large = _exponent(rhs) >= (1 << POW_EXPONENT_BITS)
+    return {"large_exponent": Allowed(large, {"exact_power": _int_pow(ctx, lhs, rhs, 64)})}
 
 
 # -- Atan2, Complex -----------------------------------------------------------------------------
@@ -355,7 +338,7 @@ def atan2(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("Atan2")
-def atan2_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
+def atan2_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, atan2, lhs, rhs)
 
 
@@ -417,18 +400,28 @@ def shift_right_arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.nda
     return _from_bits(np.where(out_of_range, fill, signed >> amount.astype(np.int64)).astype(np.uint64), ctx)
 
 
-def _shift_masks(lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return {"shift_out_of_range": _shift_operands(lhs, rhs)[2]}
+def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """An amount of the bit width or more: XLA's result, or the shift by the amount modulo the bit width (x86, ARM)."""
+    out_of_range = _shift_operands(lhs, rhs)[2]
+    modulo = _from_bits(_to_bits(rhs) % np.uint64(_bits(lhs)), ctx).astype(rhs.dtype)
+    return {"shift_out_of_range": Allowed(out_of_range, {"masked_amount": ev(ctx, lhs, modulo)})}
 
 
-@implementation_defined("ShiftLeft", "ShiftRightLogical")
-def shift_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    return _shift_masks(lhs, rhs)
+@implementation_defined("ShiftLeft")
+def shift_left_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _masked_amount_outcome(shift_left, ctx, lhs, rhs)
+
+
+@implementation_defined("ShiftRightLogical")
+def shift_right_logical_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    return _masked_amount_outcome(shift_right_logical, ctx, lhs, rhs)
 
 
 @implementation_defined("ShiftRightArithmetic")
-def shift_right_arithmetic_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Masks:
-    masks = _shift_masks(lhs, rhs)
+def shift_right_arithmetic_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """Besides the amount: an unsigned operand with its top bit set may be shifted logically."""
+    outcomes = _masked_amount_outcome(shift_right_arithmetic, ctx, lhs, rhs)
     if not _is_signed(lhs):
-        masks["unsigned_operand"] = _to_bits(lhs) >= np.uint64(1 << (_bits(lhs) - 1))
-    return masks
+        top_bit = _to_bits(lhs) >= np.uint64(1 << (_bits(lhs) - 1))
+        outcomes["unsigned_operand"] = Allowed(top_bit, {"logical": shift_right_logical(ctx, lhs, rhs)})
+    return outcomes

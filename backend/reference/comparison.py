@@ -16,6 +16,7 @@ from backend import etypes
 from backend.api_types import ComparisonDirection, ComparisonType
 from backend.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_zero, flush_subnormals
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
 
@@ -61,18 +62,14 @@ def compare_values(lhs: np.ndarray, rhs: np.ndarray, direction: ComparisonDirect
 
 
 
-def comparison_masks(lhs: np.ndarray, rhs: np.ndarray,
-                     compare_type: ComparisonType | None) -> dict[str, np.ndarray]:
-    """The implementation-defined behaviours of a comparison: FNUZ NaNs in the total order,
-    subnormal operands of a FLOAT comparison."""
+def comparison_outcomes(lhs: np.ndarray, rhs: np.ndarray, direction: ComparisonDirection,
+                        compare_type: ComparisonType | None) -> dict[str, Allowed]:
+    """Subnormal operands of a FLOAT comparison: compared as values (IEEE) or as zeros (XLA on CPU)."""
     et = etypes.dtype_to_etype(lhs.dtype)
-    if not etypes.is_float(et):
+    if not etypes.is_float(et) or effective_comparison_type(et, compare_type) != ComparisonType.FLOAT:
         return {}
-    if effective_comparison_type(et, compare_type) == ComparisonType.FLOAT:
-        return {"subnormal_as_zero": subnormal_mask(lhs, rhs)}
-    if et in FNUZ_TYPES:
-        return {"fnuz_nan_order": np.isnan(lhs.astype(np.float64)) | np.isnan(rhs.astype(np.float64))}
-    return {}
+    as_zeros = compare_values(flush_subnormals(lhs), flush_subnormals(rhs), direction, compare_type)
+    return {"subnormal_as_zero": Allowed(subnormal_mask(lhs, rhs), {"denormals_are_zero": as_zeros})}
 
 
 @evaluator("Compare")
@@ -81,20 +78,21 @@ def compare(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("Compare")
-def compare_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
-    return comparison_masks(lhs, rhs, ctx.attr("compare_type"))
+def compare_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+    return comparison_outcomes(lhs, rhs, ctx.attr("direction"), ctx.attr("compare_type"))
 
 
 def _register_named(op: str, direction: ComparisonDirection, compare_type: ComparisonType | None) -> None:
     def named(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return compare_values(lhs, rhs, direction, compare_type)
 
-    def masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
-        return comparison_masks(lhs, rhs, compare_type)
+    def outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+        return comparison_outcomes(lhs, rhs, direction, compare_type)
 
     named.__name__ = named.__qualname__ = op
     evaluator(op)(named)
-    implementation_defined(op)(masks)
+    if compare_type != ComparisonType.TOTALORDER:  # the total order has no implementation-defined outcome
+        implementation_defined(op)(outcomes)
 
 
 for _op, (_direction, _ctype) in NAMED_COMPARISONS.items():
@@ -130,15 +128,19 @@ def clamp(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> 
 
 
 @implementation_defined("Clamp")
-def clamp_masks(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, np.ndarray]:
+def clamp_outcomes(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, Allowed]:
+    """Float Clamp follows Max and Min: NaN propagated or ignored, -0/+0 ordered or either zero, subnormals
+    compared as values or as zeros. (min > max is no choice: the document defines min(max(min, x), max).)"""
+    if not etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
+        return {}
     lo, x, hi = np.broadcast_arrays(widen(min_), widen(operand), widen(max_))
-    masks: dict[str, np.ndarray] = {}
-    if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
-        values = (lo, x, hi)
-        zeros = [v == 0 for v in values]
-        negative_zero = np.any([z & np.signbit(v) for z, v in zip(zeros, values)], axis=0)
-        positive_zero = np.any([z & ~np.signbit(v) for z, v in zip(zeros, values)], axis=0)
-        masks["nan"] = np.any([np.isnan(v) for v in values], axis=0)
-        masks["signed_zero"] = negative_zero & positive_zero
-        masks["subnormal_as_zero"] = subnormal_mask(min_, operand, max_)
-    return masks
+    dtype = ctx.shape.numpy_dtype()
+    zeros = [v == 0 for v in (lo, x, hi)]
+    negative_zero = np.any([z & np.signbit(v) for z, v in zip(zeros, (lo, x, hi))], axis=0)
+    positive_zero = np.any([z & ~np.signbit(v) for z, v in zip(zeros, (lo, x, hi))], axis=0)
+    with np.errstate(invalid="ignore"):
+        number = np.fmin(np.fmax(lo, x), hi).astype(dtype)
+    as_zeros = clamp(ctx, *flush_subnormals([min_, operand, max_]))
+    return {"nan": Allowed(np.any([np.isnan(v) for v in (lo, x, hi)], axis=0), {"number": number}),
+            "signed_zero": Allowed(negative_zero & positive_zero, {"either_zero": any_zero}),
+            "subnormal_as_zero": Allowed(subnormal_mask(min_, operand, max_), {"denormals_are_zero": as_zeros})}

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED, evaluator, implementation_defined
+from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, Within, root_outcomes
 
 
 @evaluator("Call")
@@ -55,27 +56,24 @@ def optimization_barrier(ctx: Any, operand: Any) -> Any:
 
 
 @implementation_defined("Call")
-def call_masks(ctx: Any, operands: list[Any]) -> dict[str, Any]:
-    """``callee``: the elements where the called computation's root op is implementation-defined
-    (a Call of Add inherits Add's subnormal flushing; found by the fuzzer)."""
-    from backend.interpreter import EvalContext, GraphWalker, TailCall
+def call_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    """``callee``: the elements where the called computation's root op is implementation-defined (a
+    Call of Add inherits Add's subnormal flushing; found by the fuzzer), with the root op's outcomes
+    there: its entries' XLA outcomes, and their other outcomes."""
+    import specs
 
-    computation = ctx.attr("computation")
-    root = computation.root_instruction
-    masks_of = IMPLEMENTATION_DEFINED.get(root.opcode)
-    if masks_of is None:
+    root = ctx.attr("computation").root_instruction
+    table = root_outcomes(ctx.attr("computation"), operands)
+    if not table:
         return {}
-    walker = GraphWalker("reference", EVALUATORS)
-    values: dict[int, Any] = {}
-    for inst in computation.instructions:
-        if inst.id == root.id:
-            break
-        value = EVALUATORS.get(inst.opcode)(EvalContext(inst, walker, operands),
-                                            *inst.grouped([values[o] for o in inst.operands]))
-        values[inst.id] = walker.run(value.computation, value.args) if isinstance(value, TailCall) else value
-    masks = masks_of(EvalContext(root, walker, operands), *root.grouped([values[o] for o in root.operands]))
+    entries = specs.get(root.opcode).implementation_defined
     shape = ctx.shape.dimensions()
     covered = np.zeros(shape, bool)
-    for mask in masks.values():
-        covered |= np.broadcast_to(np.asarray(mask, bool), shape)
-    return {"callee": covered}
+    xla: list[Within] = []
+    other: list[Within] = []
+    for key, allowed in table.items():
+        mask = np.broadcast_to(np.asarray(allowed.mask, bool), shape)
+        covered |= mask
+        for name, outcome in allowed.outcomes.items():
+            (xla if name == entries[key].xla else other).append(Within(mask, outcome))
+    return {"callee": Allowed(covered, {"callee_xla": xla, "callee_other": other})}

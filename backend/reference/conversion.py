@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from backend import etypes
 from backend.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, int_limits
 
 Array = np.ndarray
 
@@ -145,39 +145,56 @@ def _tiny(x: Array) -> Array:
     return out
 
 
-def _through_f32_differs(x: Array, dst: PrimitiveType, expected: Array) -> Array:
-    """Where rounding first to f32 (as XLA does for some pairs) changes the correctly rounded result."""
+def _through_f32(x: Array, dst: PrimitiveType) -> Array:
+    """``x`` rounded to f32 first, then to ``dst`` (as XLA does for some type pairs)."""
     with np.errstate(all="ignore"):
-        twice = _real(x).astype(np.float32).astype(etypes.etype_to_dtype(dst)).astype(np.float64)
-    once = expected.astype(np.float64)
-    return ~((twice == once) | (np.isnan(twice) & np.isnan(once)))
+        return _real(x).astype(np.float32).astype(etypes.etype_to_dtype(dst))
+
+
+def _flush_tiny(x: Array) -> Array:
+    """``x`` with the values (parts) below the smallest normal f32 in magnitude replaced by zeros of their sign."""
+    if np.iscomplexobj(x):
+        out = x.copy()
+        out.real, out.imag = _flush_tiny(x.real), _flush_tiny(x.imag)
+        return out
+    if not _is_inexact(_etype(x)):
+        return x
+    with np.errstate(invalid="ignore"):
+        wide = x.astype(np.float64)
+        return np.where(_tiny(x), np.copysign(0.0, wide), wide).astype(x.dtype)
 
 
 @implementation_defined("ConvertElementType")
-def convert_element_type_masks(ctx: Any, operand: Array) -> dict[str, Array]:
+def convert_element_type_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    """Float -> int of NaN or out-of-range values: saturated (XLA) or the x86 'integer indefinite' minimum;
+    values below the smallest normal f32: kept or flushed (XLA on CPU); wide -> narrow floats: rounded
+    once or through f32 (XLA); f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
     src, dst = _etype(operand), ctx.attr("new_element_type")
-    none = np.zeros(operand.shape, bool)
+    out_dtype = ctx.shape.numpy_dtype()
     real = _real(operand)
-    masks = {"float_to_int": none, "complex_to_real": none, "subnormal_flush": none, "double_rounding": none,
-             "no_nan_encoding": none, "f4_max_to_int": none}
+    outcomes = {}
     if _is_inexact(src) and etypes.is_int(dst):
         with np.errstate(all="ignore"):
             t = np.trunc(real.astype(np.float64))
-        masks["float_to_int"] = np.isnan(t) | (convert_array(operand, dst).astype(np.float64) != t)
-    if etypes.is_complex(src) and not etypes.is_complex(dst):
-        masks["complex_to_real"] = operand.imag != 0
+        lo, hi = int_limits(out_dtype)
+        outside = np.isnan(t) | (t < lo) | (t > hi)
+        outcomes["float_to_int"] = Allowed(outside, {"indefinite": np.full(operand.shape, lo, out_dtype)})
     if _is_inexact(src) or _is_inexact(dst):
         result = convert_array(operand, dst)
-        masks["subnormal_flush"] = (_tiny(operand) if _is_inexact(src) else none) | \
-            (_tiny(result) if _is_inexact(dst) else none)
+        mask = (_tiny(operand) if _is_inexact(src) else np.zeros(operand.shape, bool)) | \
+            (_tiny(result) if _is_inexact(dst) else np.zeros(operand.shape, bool))
+        outcomes["subnormal_flush"] = Allowed(mask, {"flush": _flush_tiny(convert_array(_flush_tiny(operand), dst))})
     if src in _WIDER_THAN_F32 and etypes.is_float(dst) and etypes.bit_width(dst) < 32:
-        masks["double_rounding"] = _through_f32_differs(operand, dst, convert_array(operand, dst))
-    if dst == PrimitiveType.F4E2M1FN and _is_inexact(src):
-        wide = np.abs(real.astype(np.float64))
-        masks["no_nan_encoding"] = np.isnan(wide) | (wide > 6)
+        twice = _through_f32(operand, dst)
+        once = convert_array(operand, dst).astype(np.float64)
+        differs = ~((twice.astype(np.float64) == once) | (np.isnan(twice.astype(np.float64)) & np.isnan(once)))
+        outcomes["double_rounding"] = Allowed(differs, {"through_f32": twice})
     if src == PrimitiveType.F4E2M1FN and etypes.is_int(dst):
-        masks["f4_max_to_int"] = np.abs(operand.astype(np.float64)) == 6
-    return masks
+        value = operand.astype(np.float64)
+        lo, hi = int_limits(out_dtype)
+        saturated = np.where(value > 0, hi, lo).astype(out_dtype)
+        outcomes["f4_max_to_int"] = Allowed(np.abs(value) == 6, {"saturate": saturated})
+    return outcomes
 
 
 # -- BitcastConvertType ------------------------------------------------------------------------
@@ -275,17 +292,3 @@ def reduce_precision(ctx: Any, operand: Array) -> Array:
     with np.errstate(all="ignore"):
         out, _, _ = _reduce_bits(operand.astype(wide), ctx.attr("exponent_bits"), ctx.attr("mantissa_bits"))
         return out.astype(operand.dtype)
-
-
-@implementation_defined("ReducePrecision")
-def reduce_precision_masks(ctx: Any, operand: Array) -> dict[str, Array]:
-    et = _etype(operand)
-    wide = etypes.etype_to_dtype(_compute_type(et))
-    with np.errstate(all="ignore"):
-        _, over, under = _reduce_bits(operand.astype(wide), ctx.attr("exponent_bits"), ctx.attr("mantissa_bits"))
-        value = operand.astype(np.float64)
-    native_subnormal = (value != 0) & (np.abs(value) < float(ml_dtypes.finfo(wide).tiny))
-    narrow = et not in _NATIVE
-    return {"nan_payload": np.isnan(value),
-            "flush_to_zero": under | (native_subnormal & ~narrow),
-            "narrow_float_types": (over | under) & narrow}

@@ -13,11 +13,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from backend import etypes
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, flushed, nan_in_a_part, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
 from backend.rules.convolution import (
@@ -118,38 +117,42 @@ def _grouped_non_finite(lhs: np.ndarray, rhs: np.ndarray, result_dims: tuple[int
     return np.full(result_dims, bool((~np.isfinite(lhs)).any() or (~np.isfinite(rhs)).any()))
 
 
-def _non_finite_products(lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, np.ndarray]:
+def _non_finite_products(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, Allowed]:
     """``subnormals``: results where a subnormal element (XLA on CPU flushes it to 0) meets an inf or
-    NaN (inf x 0 = NaN); ``complex_non_finite``: complex results whose products meet an inf or NaN."""
+    NaN (inf x 0 = NaN), IEEE or the flushed convolution; ``complex_non_finite``: complex results whose
+    products meet an inf or NaN, the reference's parts or another formula's."""
     def meets(x: np.ndarray, w: np.ndarray) -> np.ndarray:
         return _to_output_layout(convolve(x.astype(np.float64), w.astype(np.float64), args)[0] > 0, args)
 
     non_finite_lhs, non_finite_rhs = ~np.isfinite(lhs), ~np.isfinite(rhs)
-    masks = {"subnormals": meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs))}
+    subnormal = meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs))
+    table = {"subnormals": Allowed(subnormal, {"flush": flushed(convolution, ctx, lhs, rhs)})}
     if np.iscomplexobj(lhs):
-        masks["complex_non_finite"] = meets(non_finite_lhs, np.ones(rhs.shape)) | \
-            meets(np.ones(lhs.shape), non_finite_rhs)
-    return masks
+        table["complex_non_finite"] = Allowed(meets(non_finite_lhs, np.ones(rhs.shape)) |
+                                              meets(np.ones(lhs.shape), non_finite_rhs),
+                                              {"other_formula": non_finite_parts})
+    return table
 
 
 @implementation_defined(*CONV_OPS)
-def convolution_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
-    """``signed_overflow``: signed integer results whose exact value the type cannot hold (XLA wraps);
-    ``padding_times_non_finite``: results where an inf/NaN kernel element met padding or a hole;
-    ``accumulation_overflow``: float results where a product or partial sum may leave the type's range;
-    ``grouped_non_finite``: grouped convolutions, results whose window meets an inf/NaN in any group;
-    ``subnormals`` and ``complex_non_finite``: see ``_non_finite_products``."""
+def convolution_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+    """``padding_times_non_finite``: where an inf/NaN kernel element meets padding or a hole, nothing added
+    (XLA) or 0 * inf = NaN; ``accumulation_overflow``: float results where a product or partial sum may
+    leave the type's range, the exact sum or a non-finite value; ``grouped_non_finite``: grouped
+    convolutions with an inf/NaN operand element, the reference's value or NaN; ``subnormals`` and
+    ``complex_non_finite``: see ``_non_finite_products``. (Signed integers wrap: one outcome, no mask.)"""
+    if not is_inexact(ctx.shape.numpy_dtype()):
+        return {}
     args = general_arguments(ctx, lhs.shape, rhs.shape)
-    if ctx.shape.element_type() not in etypes.SIGNED_INTS:
-        with np.errstate(all="ignore"):
-            masks = {"padding_times_non_finite": _to_output_layout(convolve(lhs, rhs, args)[1], args)}
-            if is_inexact(ctx.shape.numpy_dtype()):
-                bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
-                masks["accumulation_overflow"] = accumulation_may_overflow(bound, ctx.shape.numpy_dtype())
-            if is_inexact(ctx.shape.numpy_dtype()) and args.feature_group_count * args.batch_group_count > 1:
-                masks["grouped_non_finite"] = _grouped_non_finite(lhs, rhs, ctx.shape.dimensions())
-            masks.update(_non_finite_products(lhs, rhs, args))
-            return masks
-    exact = _to_output_layout(convolve(lhs, rhs, args, as_float=True)[0], args)
-    info = ml_dtypes.iinfo(ctx.shape.numpy_dtype())
-    return {"signed_overflow": (exact < info.min) | (exact > info.max)}
+    with np.errstate(all="ignore"):
+        mask = _to_output_layout(convolve(lhs, rhs, args)[1], args)
+        bound = _to_output_layout(convolve(finite_magnitude(lhs), finite_magnitude(rhs), args)[0], args)
+        nan = np.full(mask.shape, np.nan).astype(ctx.shape.numpy_dtype())
+        table = {"padding_times_non_finite": Allowed(mask, {"zeros": nan}),
+                 "accumulation_overflow": Allowed(accumulation_may_overflow(bound, ctx.shape.numpy_dtype()),
+                                                  {"non_finite": non_finite})}
+        if args.feature_group_count * args.batch_group_count > 1:
+            table["grouped_non_finite"] = Allowed(_grouped_non_finite(lhs, rhs, ctx.shape.dimensions()),
+                                                  {"leaked_nan": nan_in_a_part})
+        table.update(_non_finite_products(ctx, lhs, rhs, args))
+    return table

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from backend import etypes
 from backend.errors import RuntimeSizeError
-from backend.reference import evaluator, implementation_defined
+from backend.reference import evaluator
 from backend.reference.conversion import convert_array
 
 
@@ -50,15 +48,6 @@ def _indices(ctx: Any) -> np.ndarray:
 @evaluator("Iota")
 def iota(ctx: Any) -> np.ndarray:
     return convert_array(_indices(ctx).copy(), ctx.attr("shape").element_type())
-
-
-@implementation_defined("Iota")
-def iota_masks(ctx: Any) -> dict[str, np.ndarray]:
-    et = ctx.attr("shape").element_type()
-    idx = _indices(ctx)
-    if not etypes.is_int(et):
-        return {"int_overflow": np.zeros(idx.shape, bool)}
-    return {"int_overflow": idx > int(ml_dtypes.iinfo(etypes.etype_to_dtype(et)).max)}
 
 
 @evaluator("Tuple")

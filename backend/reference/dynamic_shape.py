@@ -35,6 +35,7 @@ import numpy as np
 
 from backend.errors import RuntimeSizeError
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_value
 from backend.shape import Shape
 
 #: Ops, besides the element-wise families, whose evaluators take runtime-sized operands.
@@ -117,12 +118,12 @@ def _resize(x: np.ndarray, dim: int, size: int) -> np.ndarray:
     return np.pad(x, widths)
 
 
-def _padding_mask(x: np.ndarray, dim: int, size: int) -> dict[str, np.ndarray]:
-    """Where ``_resize(x, dim, size)`` holds padding (positions past ``x``'s runtime size)."""
+def _padding_outcomes(x: np.ndarray, dim: int, size: int) -> dict[str, Allowed]:
+    """Where ``_resize(x, dim, size)`` holds padding (positions past ``x``'s runtime size): any value there."""
     shape = list(x.shape)
     shape[dim] = size
     index = np.arange(size).reshape([-1 if i == dim else 1 for i in range(x.ndim)])
-    return {"padding_contents": np.broadcast_to(index >= x.shape[dim], shape)}
+    return {"padding_contents": Allowed(np.broadcast_to(index >= x.shape[dim], shape), {"any_value": any_value})}
 
 
 def _runtime_size(ctx: Any, value: Any, bound: int, arg: str) -> int:
@@ -145,9 +146,9 @@ def set_dimension_size(ctx: Any, operand: np.ndarray, val: np.ndarray) -> np.nda
 
 
 @implementation_defined("SetDimensionSize")
-def set_dimension_size_masks(ctx: Any, operand: np.ndarray, val: np.ndarray) -> dict[str, np.ndarray]:
+def set_dimension_size_outcomes(ctx: Any, operand: np.ndarray, val: np.ndarray) -> dict[str, Allowed]:
     dim = ctx.attr("dimension")
-    return _padding_mask(operand, dim, _runtime_size(ctx, val, ctx.shape.dimensions()[dim], "val"))
+    return _padding_outcomes(operand, dim, _runtime_size(ctx, val, ctx.shape.dimensions()[dim], "val"))
 
 
 @evaluator("RemoveDynamicDimension")
@@ -157,9 +158,9 @@ def remove_dynamic_dimension(ctx: Any, operand: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("RemoveDynamicDimension")
-def remove_dynamic_dimension_masks(ctx: Any, operand: np.ndarray) -> dict[str, np.ndarray]:
+def remove_dynamic_dimension_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
     dim = ctx.attr("dimension")
-    return _padding_mask(operand, dim, ctx.shape.dimensions()[dim])
+    return _padding_outcomes(operand, dim, ctx.shape.dimensions()[dim])
 
 
 @evaluator("DynamicReshape")

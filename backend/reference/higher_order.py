@@ -15,6 +15,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import UnsupportedError
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_value
 from backend.rules.higher_order import sort_dimension
 
 
@@ -95,20 +96,53 @@ def sort(ctx: Any, operands: list[np.ndarray]) -> Any:
 
 
 @implementation_defined("Sort")
-def sort_ties(ctx: Any, operands: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """An unstable sort may order the elements the comparator finds equal in any way: mark the sorted
-    positions holding such runs."""
+def sort_outcomes(ctx: Any, operands: list[np.ndarray]) -> dict[str, Allowed]:
+    """``unstable_ties``: an unstable sort may order the elements the comparator finds equal in any
+    way: the sorted positions holding such runs, where each run must hold the reference's values.
+    ``not_a_strict_weak_order``: the whole result, when the comparator is not one on these operands."""
     d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
     order, less, rows = sort_order(ctx, operands)
-    tie = np.zeros(order.shape, dtype=bool)
-    if not ctx.attr("is_stable") and order.shape[1] > 1:
+    n = order.shape[1]
+    run = np.full(order.shape, -1)  # per sorted position: the index of the first position of its run of ties
+    if not ctx.attr("is_stable") and n > 1:
         for r in range(order.shape[0]):
             a, b = order[r, :-1], order[r, 1:]
             equal = ~less[r, a, b] & ~less[r, b, a]
-            tie[r, :-1] |= equal
-            tie[r, 1:] |= equal
+            for j in range(n - 1):
+                if equal[j]:
+                    run[r, j] = run[r, j] if run[r, j] >= 0 else j
+                    run[r, j + 1] = run[r, j]
     moved_shape = np.moveaxis(operands[0], d, -1).shape
-    return {"unstable_ties": np.moveaxis(tie.reshape(moved_shape), -1, d)}
+
+    def same_values_per_run(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        act, exp = (np.moveaxis(x, d, -1).reshape(order.shape) for x in (actual, expected))
+        ok = np.zeros(order.shape, bool)
+        for r, start in zip(*np.nonzero(run >= 0)):
+            if run[r, start] != start:
+                continue
+            members = run[r] == start
+            same = sorted(x.tobytes() for x in act[r, members]) == sorted(x.tobytes() for x in exp[r, members])
+            ok[r, members] = same
+        return np.moveaxis(ok.reshape(moved_shape), -1, d)
+
+    ties = np.moveaxis((run >= 0).reshape(moved_shape), -1, d)
+    bad_order = not _strict_weak_order(less)
+    return {"unstable_ties": Allowed(ties, {"any_order_of_ties": same_values_per_run}),
+            "not_a_strict_weak_order": Allowed(np.full(ties.shape, bad_order), {"unnarrowed": any_value})}
+
+
+def _strict_weak_order(less: np.ndarray) -> bool:
+    """Whether ``less[r]`` (the comparator on every pair of a row) is a strict weak order on each row:
+    irreflexive, and incomparability transitive (so: asymmetric and transitive)."""
+    for lt in less:
+        incomparable = ~lt & ~lt.T
+        if lt.diagonal().any() or (lt & lt.T).any():
+            return False
+        if ((lt.astype(np.int64) @ lt.astype(np.int64) > 0) & ~lt).any():
+            return False
+        if ((incomparable.astype(np.int64) @ incomparable.astype(np.int64) > 0) & ~incomparable).any():
+            return False
+    return True
 
 
 def total_order_key(x: np.ndarray) -> np.ndarray:

@@ -8,13 +8,16 @@ the update index U (so with repeated indices the last update in that order is ap
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from backend import etypes
 from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed
 from backend.rules.indexing import returns_second_parameter, scatter_window_operand_dims
 
 DN = "dimension_numbers"
@@ -96,10 +99,17 @@ def _scatter_targets(dn: ScatterDimensionNumbers, operand_dims: tuple[int, ...],
 @evaluator("Scatter")
 def scatter(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
             updates: list[np.ndarray]) -> Any:
+    pairs = _scatter_targets(ctx.attr(DN), operands[0].shape, scatter_indices, updates[0].shape)
+    return _apply_updates(ctx, operands, updates, pairs)
+
+
+def _apply_updates(ctx: Any, operands: list[np.ndarray], updates: list[np.ndarray],
+                   pairs: Iterable[tuple[tuple[int, ...], tuple[int, ...]]]) -> Any:
+    """Apply the updates at the (update index, operand index) ``pairs``, in their order."""
     comp = ctx.attr("update_computation")
     replace = returns_second_parameter(comp)
     results = [np.array(o, copy=True) for o in operands]
-    for u, target in _scatter_targets(ctx.attr(DN), operands[0].shape, scatter_indices, updates[0].shape):
+    for u, target in pairs:
         news = [up[u] for up in updates]
         if not replace:
             out = ctx.call(comp, [np.asarray(r[target]) for r in results] + [np.asarray(v) for v in news])
@@ -109,33 +119,52 @@ def scatter(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def _sorted_mask(raw_indices: np.ndarray, ivd: int, index_map: Sequence[int], rank: int, claimed: bool,
-                 shape: tuple[int, ...]) -> np.ndarray:
-    """The whole result when indices_are_sorted is claimed but the start indices, scattered into operand
-    index space by ``index_map``, are not in ascending order."""
-    if not claimed:
-        return np.zeros(shape, np.bool_)
-    indices = _with_index_vector_dim(raw_indices, ivd)
-    batch = [s for d, s in enumerate(indices.shape) if d != ivd]
-    starts = [_full_start(rank, index_map, _index_vector(indices, ivd, g), [], g, ivd) for g in np.ndindex(*batch)]
-    return np.full(shape, any(a > b for a, b in zip(starts, starts[1:])), np.bool_)
+#: Combiners whose result does not depend on the order of the updates, for integer and boolean types
+#: (and Max/Min for floats too): with them duplicate indices leave no choice.
+_ORDER_FREE = {"add", "mul", "max", "min", "and", "or", "xor"}
 
 
-@implementation_defined("Gather")
-def gather_masks(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> dict[str, np.ndarray]:
-    dn: GatherDimensionNumbers = ctx.attr(DN)
-    return {"unsorted_indices": _sorted_mask(start_indices, dn.index_vector_dim, dn.start_index_map, operand.ndim,
-                                             ctx.attr("indices_are_sorted"), ctx.shape.dimensions())}
+def _order_independent(comp: Any, dtypes: Sequence[np.dtype]) -> bool:
+    name = binary_reducer_name(comp)
+    if len(dtypes) != 1 or name not in _ORDER_FREE:
+        return False
+    et = etypes.dtype_to_etype(dtypes[0])
+    return name in ("max", "min") or not (etypes.is_float(et) or etypes.is_complex(et))
+
+
+def _one_of(candidates: dict[tuple[int, ...], list[Any]]) -> Any:
+    """A predicate: each listed element equals one of its candidate values."""
+    def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        ok = np.zeros(actual.shape, bool)
+        for target, values in candidates.items():
+            a = actual[target]
+            ok[target] = any(a == v or (a != a and v != v) for v in values)
+        return ok
+    return accepts
 
 
 @implementation_defined("Scatter")
-def scatter_masks(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
-                  updates: list[np.ndarray]) -> dict[str, np.ndarray]:
-    dn: ScatterDimensionNumbers = ctx.attr(DN)
+def scatter_outcomes(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
+                     updates: list[np.ndarray]) -> dict[str, Allowed]:
+    """Several updates reaching one element, with a combiner whose result depends on their order: the
+    document leaves the order unspecified. Replace keeps any one of them; other combiners may apply
+    them in reverse row-major order too. Integer Add (and the other associative, commutative
+    combiners) gives one result whatever the order: no choice there."""
+    comp = ctx.attr("update_computation")
     shape = operands[0].shape
-    counts = np.zeros(shape, np.int64)
-    for _, target in _scatter_targets(dn, shape, scatter_indices, updates[0].shape):
-        counts[target] += 1
-    return {"duplicate_indices": counts > 1,
-            "unsorted_indices": _sorted_mask(scatter_indices, dn.index_vector_dim, dn.scatter_dims_to_operand_dims,
-                                             len(shape), ctx.attr("indices_are_sorted"), shape)}
+    pairs = list(_scatter_targets(ctx.attr(DN), shape, scatter_indices, updates[0].shape))
+    reaching: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    for u, target in pairs:
+        reaching.setdefault(target, []).append(u)
+    mask = np.zeros(shape, bool)
+    for target, us in reaching.items():
+        mask[target] = len(us) > 1
+    if not mask.any() or _order_independent(comp, [o.dtype for o in operands]):
+        return {}
+    if returns_second_parameter(comp):
+        outcome: Any = tuple(_one_of({t: [up[u] for u in us] for t, us in reaching.items() if len(us) > 1})
+                             for up in updates)
+    else:
+        reverse = _apply_updates(ctx, operands, updates, reversed(pairs))
+        outcome = reverse if isinstance(reverse, tuple) else (reverse,)
+    return {"duplicate_indices": Allowed(mask, {"other_order": outcome})}

@@ -11,6 +11,7 @@ import numpy as np
 from backend import etypes
 from backend.api_types import DotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, flushed, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.linear_algebra import dot_dimension_numbers
 
@@ -66,28 +67,34 @@ def is_inexact(dtype: np.dtype) -> bool:
 
 
 @implementation_defined("Dot", "DotGeneral")
-def dot_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, np.ndarray]:
+def dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
     """``accumulation_overflow``: float results where a product or a partial sum can leave the
     result type's range although the exact sum may not (XLA accumulates in the result type);
     ``subnormals``: results where a subnormal operand element (XLA on CPU flushes it to 0) meets an
-    inf or NaN (inf x 0 = NaN), or that are subnormal themselves; ``complex_non_finite``: complex
-    results whose contraction meets an inf or NaN part (these two found by the fuzzer)."""
+    inf or NaN (inf x 0 = NaN), or that are subnormal themselves, IEEE or the flushed contraction;
+    ``complex_non_finite``: complex results whose contraction meets an inf or NaN part, the
+    reference's parts or another formula's (these two found by the fuzzer)."""
     out = ctx.shape.numpy_dtype()
     if not is_inexact(out):
         return {}
     dn = ctx.attr("dimension_numbers") if ctx.attrs.get("dimension_numbers") is not None \
         else dot_dimension_numbers(lhs.ndim)
     bound = dot_general_einsum(finite_magnitude(lhs), finite_magnitude(rhs), dn, np.dtype(np.float64))
-    masks = {"accumulation_overflow": accumulation_may_overflow(bound, out)}
+    table = {"accumulation_overflow": Allowed(accumulation_may_overflow(bound, out), {"non_finite": non_finite})}
 
     def meets(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return dot_general_einsum(x.astype(np.float64), y.astype(np.float64), dn, np.dtype(np.float64)) > 0
 
+    def contract(_: Any, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return dot_general_einsum(x, y, dn, out)
+
     with np.errstate(all="ignore"):
         non_finite_lhs, non_finite_rhs = ~np.isfinite(lhs), ~np.isfinite(rhs)
-        masks["subnormals"] = meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs)) \
+        subnormal = meets(subnormal_mask(lhs), non_finite_rhs) | meets(non_finite_lhs, subnormal_mask(rhs)) \
             | subnormal_mask(dot_general_einsum(lhs, rhs, dn, out))
+        table["subnormals"] = Allowed(subnormal, {"flush": flushed(contract, ctx, lhs, rhs)})
         if out.kind == "c":
-            masks["complex_non_finite"] = meets(non_finite_lhs, np.ones(rhs.shape)) | \
-                meets(np.ones(lhs.shape), non_finite_rhs)
-    return masks
+            table["complex_non_finite"] = Allowed(meets(non_finite_lhs, np.ones(rhs.shape)) |
+                                                  meets(np.ones(lhs.shape), non_finite_rhs),
+                                                  {"other_formula": non_finite_parts})
+    return table

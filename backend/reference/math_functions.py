@@ -18,8 +18,9 @@ import numpy as np
 import scipy.special
 
 from backend.reference import binary, evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_zero
 from backend.reference.elementwise import in_wide_precision
-from backend.reference.unary import float_masks
+from backend.reference.unary import float_outcomes
 
 Array = np.ndarray
 
@@ -53,13 +54,30 @@ def _imaginary_axis_cut(z: Array) -> Array:
     return (z.real == 0) & (np.abs(z.imag.astype(np.float64)) > 1)
 
 
-_BRANCH_CUTS: dict[str, Callable[[Array], Array]] = {
-    "Acos": _real_axis_cut(lambda x: np.abs(x) > 1),
-    "Asin": _real_axis_cut(lambda x: np.abs(x) > 1),
-    "Acosh": _real_axis_cut(lambda x: x < 1),
-    "Asinh": _imaginary_axis_cut,
-    "Atan": _imaginary_axis_cut,
+def _plus_zero_imaginary(z: Array) -> Array:
+    out = z.copy()
+    out.imag = np.where(out.imag == 0, 0.0, out.imag)
+    return out
+
+
+def _plus_zero_real(z: Array) -> Array:
+    out = z.copy()
+    out.real = np.where(out.real == 0, 0.0, out.real)
+    return out
+
+
+#: op -> (the elements on its branch cuts, the operand moved to the side a +0 part selects)
+_BRANCH_CUTS: dict[str, tuple[Callable[[Array], Array], Callable[[Array], Array]]] = {
+    "Acos": (_real_axis_cut(lambda x: np.abs(x) > 1), _plus_zero_imaginary),
+    "Asin": (_real_axis_cut(lambda x: np.abs(x) > 1), _plus_zero_imaginary),
+    "Acosh": (_real_axis_cut(lambda x: x < 1), _plus_zero_imaginary),
+    "Asinh": (_imaginary_axis_cut, _plus_zero_real),
+    "Atan": (_imaginary_axis_cut, _plus_zero_real),
 }
+
+
+#: ops with real operands outside their domain that XLA accepts in f4e2m1fn, a type with no NaN
+_NO_NAN_ENCODING = ("Acosh", "Atanh")
 
 
 def _near_subnormal(operand: Array, result: Array) -> Array:
@@ -72,22 +90,43 @@ def _near_subnormal(operand: Array, result: Array) -> Array:
     return (magnitude > 0) & (magnitude < 4 * float(ml_dtypes.finfo(operand.dtype).tiny))
 
 
-def _masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
-    """Subnormal flushing and non-finite complex operands; for complex operands the op's branch cuts."""
-    common = float_masks(name, fn)
+def _negative_zero(operand: Array) -> Array:
+    if np.iscomplexobj(operand):
+        return np.zeros(operand.shape, bool)
+    return (operand == 0) & np.signbit(operand)
 
-    def masks(ctx: Any, operand: Array) -> dict[str, Array]:
+
+def _outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
+    """Subnormal flushing (also of intermediates: a zero of the result's sign where the result is
+    near the subnormal range), non-finite complex operands, branch cuts, Asinh's constant-folded -0."""
+    common = float_outcomes(name, fn)
+    ev = _wide_evaluator(fn)
+
+    def outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
         out = common(ctx, operand)
-        out["subnormal_flush"] = out["subnormal_flush"] | _near_subnormal(operand, in_wide_precision(fn, ctx, operand))
+        result = ev(ctx, operand)
+        near = _near_subnormal(operand, result)
+        if near.any():
+            flush = out["subnormal_flush"]
+            zero = np.copysign(0.0, result.astype(np.float64)).astype(result.dtype)
+            out["subnormal_flush"] = Allowed(flush.mask | near, {"flush": np.where(near, zero, flush.outcomes["flush"])})
         if name in _BRANCH_CUTS and np.iscomplexobj(operand):
-            out["branch_cut_sign"] = _BRANCH_CUTS[name](operand)
+            on_cut, moved = _BRANCH_CUTS[name]
+            out["branch_cut_sign"] = Allowed(on_cut(operand), {"plus_zero_side": ev(ctx, moved(operand))})
+        if name in _NO_NAN_ENCODING and result.dtype == ml_dtypes.float4_e2m1fn:
+            with np.errstate(invalid="ignore"):
+                wide = operand.astype(np.float64)
+                out["no_nan_encoding"] = Allowed(np.isnan(fn(wide)) & ~np.isnan(wide), {"either_zero": any_zero})
+        if name == "Asinh":
+            out["constant_folded_zero_sign"] = Allowed(_negative_zero(operand),
+                                                       {"positive_zero": np.zeros(operand.shape, result.dtype)})
         return out
-    return masks
+    return outcomes
 
 
 for _name, _fn in _TRANSCENDENTAL.items():
     evaluator(_name)(_wide_evaluator(_fn))
-    implementation_defined(_name)(_masks(_name, _fn))
+    implementation_defined(_name)(_outcomes(_name, _fn))
 
 
 # -- Square = x * x, Reciprocal = 1 / x -----------------------------------------------------------
@@ -97,8 +136,8 @@ def square(ctx: Any, operand: Array) -> Array:
 
 
 @implementation_defined("Square")
-def square_masks(ctx: Any, operand: Array) -> dict[str, Array]:
-    return binary.mul_masks(ctx, operand, operand)
+def square_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    return binary.mul_outcomes(ctx, operand, operand)
 
 
 def _one_like(operand: Array) -> Array:
@@ -111,8 +150,11 @@ def reciprocal(ctx: Any, operand: Array) -> Array:
 
 
 @implementation_defined("Reciprocal")
-def reciprocal_masks(ctx: Any, operand: Array) -> dict[str, Array]:
-    return binary.div_masks(ctx, _one_like(operand), operand)
+def reciprocal_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    """Div's outcomes for 1 / x; no broadcast divisor (1 * round(1 / y) is round(1 / y))."""
+    table = binary.div_outcomes(ctx, _one_like(operand), operand)
+    table.pop("broadcast_divisor_reciprocal", None)
+    return table
 
 
 # -- Conj ----------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import numpy as np
 from backend import etypes
 from backend.api_types import RandomAlgorithm
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, Predicate, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -174,7 +175,14 @@ def rng_bit_generator(ctx: Any, initial_state: np.ndarray) -> tuple[np.ndarray, 
 def rng_bit_generator_outcomes(ctx: Any, initial_state: np.ndarray) -> dict[str, Any]:
     """RNG_DEFAULT: the backend picks its algorithm (every element, state and bits)."""
     default = ctx.attr("algorithm") == RandomAlgorithm.RNG_DEFAULT
-    return {"default_algorithm": np.full(ctx.shape.tuple_shapes()[1].dimensions(), default)}
+    if not default:
+        return {}
+    bits = ctx.shape.tuple_shapes()[1]
+    three_fry = bit_generator(RandomAlgorithm.RNG_THREE_FRY, initial_state, bits.dimensions(),
+                              etypes.bit_width(bits.element_type()))
+    if three_fry[0].shape != initial_state.shape:  # THREE_FRY takes a u64[2] state: not an outcome here
+        return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": none_of})}
+    return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
 
 
 def _generator(ctx: Any, *params: np.ndarray) -> np.random.Generator:
@@ -209,12 +217,29 @@ def rng_normal(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("RngUniform")
-def rng_uniform_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
-    """Every element's value is the implementation's draw."""
-    return {"values": np.ones(ctx.shape.dimensions(), bool)}
+def rng_uniform_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
+    """Every element's value is the implementation's draw: in [a, b) when a < b (or b itself, rounded
+    up to it), anything otherwise."""
+    def in_range(closed: bool) -> Predicate:
+        def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+            if not a < b:
+                return np.ones(np.shape(actual), bool)
+            return (actual >= a) & ((actual <= b) if closed else (actual < b))
+        return accepts
+    return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool),
+                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(True)})}
 
 
 @implementation_defined("RngNormal")
-def rng_normal_outcomes(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> dict[str, Any]:
-    """Every element's value is the implementation's draw."""
-    return {"values": np.ones(ctx.shape.dimensions(), bool)}
+def rng_normal_outcomes(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> dict[str, Allowed]:
+    """Every element's value is the implementation's draw: finite for finite mu and sigma (an infinity
+    where the reference's own draw overflowed the type), anything otherwise."""
+    finite_params = bool(np.isfinite(mu.astype(np.float64)) and np.isfinite(sigma.astype(np.float64)))
+
+    def draw(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        if not finite_params:
+            return np.ones(np.shape(actual), bool)
+        with np.errstate(invalid="ignore"):
+            a, e = actual.astype(np.float64), expected.astype(np.float64)
+        return np.isfinite(a) | np.isinf(e) & ~np.isnan(a)
+    return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool), {"any_draw": draw})}

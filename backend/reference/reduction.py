@@ -13,12 +13,15 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from backend import etypes
 from backend.builder import XlaComputation
 from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed
+from backend.reference.elementwise import widen
 from backend.rules.reduction import Window, window_of
 
 Combine = Callable[[list[np.ndarray], list[np.ndarray]], list[np.ndarray]]
@@ -72,8 +75,10 @@ def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) 
     return _finish(accs, dtypes)
 
 
-def window_taps(window: Window) -> Iterator[tuple[int, ...]]:
-    """Window offsets in row-major order."""
+def window_taps(window: Window, column_major: bool = False) -> Iterator[tuple[int, ...]]:
+    """Window offsets in row-major order (column-major: the first dimension varying fastest)."""
+    if column_major:
+        return (t[::-1] for t in itertools.product(*(range(w) for w in reversed(window.dimensions))))
     return itertools.product(*(range(w) for w in window.dimensions))
 
 
@@ -114,8 +119,78 @@ def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.nda
     return _finish(accs, dtypes)
 
 
-def _selected(ctx: Any, operand: np.ndarray, window: Window,
-              out_dims: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
+               combined: int) -> dict[str, Allowed]:
+    """``reduction_order`` of a real float Add or Mul reduction of one operand, ``combined`` values per
+    result at most (the init value included): any order of combination, within the classical error bound
+    of recursive summation |computed - exact| <= (n - 1) u sum |x_i| (Add) or gamma_(n-1) |exact| (Mul),
+    u the type's unit roundoff (Higham, Accuracy and Stability of Numerical Algorithms, 2002, 3.1, 4.2)."""
+    reducer = binary_reducer_name(ctx.attr("computation"))
+    if len(operands) != 1 or reducer not in ("add", "mul") or not etypes.is_float(
+            etypes.dtype_to_etype(operands[0].dtype)) or combined < 3:
+        return {}
+    u = float(ml_dtypes.finfo(operands[0].dtype).eps) / 2
+    steps = combined - 1
+    with np.errstate(all="ignore"):
+        exact = np.asarray(ev(ctx, operands, init_values)).astype(np.float64)
+        if reducer == "add":
+            magnitude = np.asarray(ev(ctx, [np.abs(operands[0])], [np.abs(init_values[0])])).astype(np.float64)
+            bound = steps * u * magnitude * (1 + 4 * u)
+        else:
+            bound = steps * u / max(1 - steps * u, u) * np.abs(exact)
+    finite = np.isfinite(exact) & np.isfinite(bound)
+
+    def within_bound(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.abs(np.asarray(actual).astype(np.float64) - exact) <= bound
+    return {"reduction_order": Allowed(finite, {"any_order": within_bound})}
+
+
+@implementation_defined("ReduceWindow")
+def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+    """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined)."""
+    window = window_of(ctx.attrs, operands[0].ndim)
+    return _any_order(reduce_window, ctx, operands, init_values, int(np.prod(window.dimensions)) + 1)
+
+
+@implementation_defined("Reduce")
+def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+    """``reduction_order``: see ``_any_order``. ``non_identity_init``: an Add reduction with a non-zero
+    init value: the init value may be combined k times, 0 <= k <= max(1, n), with the sum of the n
+    reduced elements (the reference: once; none when no dimension is reduced)."""
+    comp = ctx.attr("computation")
+    et = etypes.dtype_to_etype(operands[0].dtype)
+    n_reduced = int(np.prod([operands[0].shape[d] for d in ctx.attr("dimensions_to_reduce")], dtype=np.int64))
+    table = _any_order(reduce, ctx, operands, init_values, n_reduced + 1)
+    if len(operands) != 1 or binary_reducer_name(comp) != "add" or not (etypes.is_int(et) or etypes.is_float(et)):
+        return table
+    init = widen(np.asarray(init_values[0]))
+    if init == 0:
+        return table
+    reduced = ctx.attr("dimensions_to_reduce")
+    n = int(np.prod([operands[0].shape[d] for d in reduced], dtype=np.int64))
+    with np.errstate(all="ignore"):
+        total = widen(np.asarray(reduce(ctx, operands, [np.zeros_like(init_values[0])])))
+    limit = max(1, n)
+    floating = etypes.is_float(et)
+
+    def k_times(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            d = widen(np.asarray(actual)) - total
+            if floating:
+                k = np.round(d / init)
+                close = np.abs(d - k * init) <= 1e-3 * np.maximum(np.abs(widen(np.asarray(actual))), np.abs(init))
+                return close & (k >= 0) & (k <= limit)
+            bits = 8 * operands[0].dtype.itemsize
+            ks = np.arange(limit + 1, dtype=np.int64)
+            wrapped = (total[..., None] + ks * np.int64(init)) & np.int64((1 << bits) - 1 if bits < 64 else -1)
+            want = widen(np.asarray(actual)).astype(np.int64)[..., None] & np.int64((1 << bits) - 1 if bits < 64 else -1)
+            return (wrapped == want).any(axis=-1)
+    return {**table, "non_identity_init": Allowed(np.ones(np.shape(total), bool), {"k_times": k_times})}
+
+
+def _selected(ctx: Any, operand: np.ndarray, window: Window, out_dims: Sequence[int],
+              column_major: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per window: whether it holds a real element, and the flat operand index ``select`` picks
     (the first element, replaced by each later one that ``select(chosen, later)`` rejects)."""
     comp = ctx.attr("select")
@@ -125,7 +200,7 @@ def _selected(ctx: Any, operand: np.ndarray, window: Window,
     if operand.size == 0:
         return has, where
     with np.errstate(all="ignore"):
-        for tap in window_taps(window):
+        for tap in window_taps(window, column_major):
             valid, index = tap_positions(window, operand.shape, out_dims, tap)
             current = operand[index]
             keep = np.asarray(ctx.call(comp, [chosen, current]), dtype=bool)
@@ -148,9 +223,10 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
 
 
 @evaluator("SelectAndScatter")
-def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray) -> np.ndarray:
+def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray,
+                       column_major: bool = False) -> np.ndarray:
     window = window_of(ctx.attrs, operand.ndim)
-    has, where = _selected(ctx, operand, window, source.shape)
+    has, where = _selected(ctx, operand, window, source.shape, column_major)
     targets, values = where[has], source[has]
     combine, acc_dtypes = _combiner(ctx, ctx.attr("scatter"), [operand.dtype])
     out = _initial([init_value], acc_dtypes, (operand.size,))[0]
@@ -164,10 +240,11 @@ def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_v
 
 
 @implementation_defined("SelectAndScatter")
-def select_and_scatter_masks(ctx: Any, operand: np.ndarray, source: np.ndarray,
-                             init_value: np.ndarray) -> dict[str, np.ndarray]:
-    """With padding, XLA's CPU backend may visit a window's elements in another order, so of several
-    equal candidates it may select another one: every tied candidate of a padded window is marked."""
+def select_and_scatter_outcomes(ctx: Any, operand: np.ndarray, source: np.ndarray,
+                                init_value: np.ndarray) -> dict[str, Allowed]:
+    """With padding, XLA's CPU backend visits a window's elements in column-major order, so of several
+    equal candidates it may select another one: the tied candidates of padded windows are marked, and the
+    other outcome is the selection in column-major order."""
     window = window_of(ctx.attrs, operand.ndim)
     mask = np.zeros(operand.size, dtype=bool)
     if operand.size and any(lo or hi for lo, hi in window.padding):
@@ -179,4 +256,5 @@ def select_and_scatter_masks(ctx: Any, operand: np.ndarray, source: np.ndarray,
             tie = valid & has & (operand[index] == chosen) & (flat != where)
             mask[flat[tie]] = True
             mask[where[tie]] = True
-    return {"tie_order_with_padding": mask.reshape(operand.shape)}
+    other = select_and_scatter(ctx, operand, source, init_value, column_major=True)
+    return {"tie_order_with_padding": Allowed(mask.reshape(operand.shape), {"column_major": other})}

@@ -8,6 +8,7 @@ import numpy as np
 
 from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, any_value
 from backend.reference.linear_algebra import dot_general_einsum
 from backend.rules.linear_algebra import free_dimensions
 from backend.rules.scaled_dots import BATCH, CONTRACTING, ragged_mode
@@ -95,7 +96,7 @@ def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarr
 
 
 @implementation_defined("RaggedDot")
-def ragged_dot_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, np.ndarray]:
+def ragged_dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
     """``group_sizes_out_of_range``: the whole result where a group size is negative or the sizes sum
     beyond the ragged dimension (the ragged batch mode ignores the sizes)."""
     rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
@@ -103,5 +104,5 @@ def ragged_dot_masks(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np
         return {}
     sizes = group_sizes.astype(np.int64)
     bad = bool((sizes < 0).any() or (sizes.sum(axis=-1) > lhs.shape[rdn.lhs_ragged_dimensions[0]]).any())
-    return {"group_sizes_out_of_range": np.full(ctx.shape.dimensions(), bad)}
+    return {"group_sizes_out_of_range": Allowed(np.full(ctx.shape.dimensions(), bad), {"unnarrowed": any_value})}
 

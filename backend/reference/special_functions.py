@@ -19,10 +19,10 @@ import scipy.special as sc
 from scipy import integrate
 
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import in_wide_precision, subnormal_mask
+from backend.reference.allowed import Allowed, any_value, nan_in_a_part, subnormal_outcomes
+from backend.reference.elementwise import in_wide_precision
 
 Array = np.ndarray
-Masks = dict[str, Array]
 
 
 def _keep_zero_sign(fn: Callable[[Array], Array]) -> Callable[[Array], Array]:
@@ -152,58 +152,86 @@ for _name, _fn in _FUNCTIONS.items():
 
 
 # -- implementation-defined elements ------------------------------------------------------------
+Outcomes = dict[str, Allowed]
+
+
 def _wide(x: Array) -> Array:
     return x.astype(np.float64)
 
 
-def _lgamma_masks(x: Array) -> Masks:
-    return {"negative_infinity": _wide(x) == -np.inf}
+def _filled(result: Array, value: float) -> Array:
+    return np.full(result.shape, value).astype(result.dtype)
 
 
-def _digamma_masks(x: Array) -> Masks:
-    return {"pole_at_zero": _wide(x) == 0}
+def _lgamma_outcomes(result: Array, x: Array) -> Outcomes:
+    return {"negative_infinity": Allowed(_wide(x) == -np.inf, {"nan": nan_in_a_part})}
 
 
-def _igamma_masks(a: Array, x: Array) -> Masks:
+def _digamma_outcomes(result: Array, x: Array) -> Outcomes:
+    x = _wide(x)
+    limit = (-np.copysign(np.inf, x)).astype(result.dtype)
+    return {"pole_at_zero": Allowed(x == 0, {"one_sided_limit": limit})}
+
+
+def _igamma_outcomes(result: Array, a: Array, x: Array) -> Outcomes:
     a, x = _wide(a), _wide(x)
-    return {"a_zero": (a == 0) & (x > 0), "infinite_a": (a == np.inf) & (x >= 0)}
+    nan = _filled(result, np.nan)
+    nan_from_one = np.where((x >= 1) & (x < np.inf), np.nan, result).astype(result.dtype)
+    return {"a_zero": Allowed((a == 0) & (x > 0), {"nan_below_one": np.where(x < 1, nan, _filled(result, 1)),
+                                                   "nan": nan}),
+            "infinite_a": Allowed((a == np.inf) & (x >= 0), {"nan_from_one": nan_from_one, "nan": nan})}
 
 
-def _igammac_masks(a: Array, x: Array) -> Masks:
+def _igammac_outcomes(result: Array, a: Array, x: Array) -> Outcomes:
     a, x = _wide(a), _wide(x)
-    return {"infinite_a": (a == np.inf) & (x >= 0)}
+    nan_from_one = np.where((x >= 1) & (x < np.inf), np.nan, result).astype(result.dtype)
+    return {"infinite_a": Allowed((a == np.inf) & (x >= 0), {"nan_from_one": nan_from_one,
+                                                            "nan": _filled(result, np.nan)})}
 
 
-def _gamma_derivative_masks(a: Array, x: Array) -> Masks:
+def _infinite_argument(a: Array, x: Array) -> Array:
     a, x = _wide(a), _wide(x)
-    return {"infinite_argument": ((a == np.inf) & (x > 0)) | ((x == np.inf) & (a > 0))}
+    return ((a == np.inf) & (x > 0)) | ((x == np.inf) & (a > 0))
 
 
-def _zeta_masks(x: Array, q: Array) -> Masks:
+def _igamma_grad_a_outcomes(result: Array, a: Array, x: Array) -> Outcomes:
+    return {"infinite_argument": Allowed(_infinite_argument(a, x), {"zero": _filled(result, 0)})}
+
+
+def _random_gamma_grad_outcomes(result: Array, a: Array, x: Array) -> Outcomes:
+    return {"infinite_argument": Allowed(_infinite_argument(a, x), {"pos_inf": _filled(result, np.inf)})}
+
+
+def _zeta_outcomes(result: Array, x: Array, q: Array) -> Outcomes:
     x, q = _wide(x), _wide(q)
-    return {"outside_series_domain": x < 1, "infinite_argument": ((x == np.inf) & (q > 0)) | ((q == np.inf) & (x > 1))}
+    limit = np.where(q == 1, 1.0, np.where(q < 1, np.inf, 0.0)).astype(result.dtype)
+    return {"outside_series_domain": Allowed(x < 1, {"unnarrowed": any_value}),
+            "infinite_argument": Allowed(((x == np.inf) & (q > 0)) | ((q == np.inf) & (x > 1)), {"limit": limit})}
 
 
-_MASKS: dict[str, Callable[..., Masks]] = {
-    "Lgamma": _lgamma_masks,
-    "Digamma": _digamma_masks,
-    "Igamma": _igamma_masks,
-    "Igammac": _igammac_masks,
-    "IgammaGradA": _gamma_derivative_masks,
-    "RandomGammaGrad": _gamma_derivative_masks,
-    "Zeta": _zeta_masks,
+_OUTCOMES: dict[str, Callable[..., Outcomes]] = {
+    "Lgamma": _lgamma_outcomes,
+    "Digamma": _digamma_outcomes,
+    "Igamma": _igamma_outcomes,
+    "Igammac": _igammac_outcomes,
+    "IgammaGradA": _igamma_grad_a_outcomes,
+    "RandomGammaGrad": _random_gamma_grad_outcomes,
+    "Zeta": _zeta_outcomes,
 }
 
 
-def _masks(name: str, fn: Callable[..., Array]) -> Callable[..., Masks]:
+def _outcomes(name: str, fn: Callable[..., Array]) -> Callable[..., Outcomes]:
     """Subnormal operands or exact results (XLA on CPU flushes them), and the op's own ids."""
-    def masks(ctx: Any, *operands: Array) -> Masks:
-        out = {"subnormal_flush": subnormal_mask(in_wide_precision(fn, ctx, *operands), *operands)}
-        if name in _MASKS:
-            out.update(_MASKS[name](*operands))
+    ev = _wide_evaluator(fn)
+
+    def outcomes(ctx: Any, *operands: Array) -> Outcomes:
+        out = {"subnormal_flush": subnormal_outcomes(ev, ctx, *operands)}
+        if name in _OUTCOMES:
+            with np.errstate(all="ignore"):
+                out.update(_OUTCOMES[name](ev(ctx, *operands), *operands))
         return out
-    return masks
+    return outcomes
 
 
 for _name, _fn in _FUNCTIONS.items():
-    implementation_defined(_name)(_masks(_name, _fn))
+    implementation_defined(_name)(_outcomes(_name, _fn))

@@ -16,7 +16,15 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.elementwise import by_kind, in_wide_precision, subnormal_mask
+from backend.reference.allowed import (
+    Allowed,
+    any_zero,
+    nan_of,
+    non_finite_parts,
+    subnormal_outcomes,
+    zero_parts_of_either_sign,
+)
+from backend.reference.elementwise import by_kind, in_wide_precision
 
 Array = np.ndarray
 
@@ -154,38 +162,78 @@ for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
 # -- implementation-defined behaviour of the float ops ---------------------------------------------
 
 
-def _no_infinity_overflow(x: Array) -> Array:
-    """Where e^-x overflows an element type that has no infinity."""
-    info = ml_dtypes.finfo(x.dtype)
-    if np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
-        return np.zeros(x.shape, bool)
-    return -x.astype(np.float64) > np.log(float(info.max))
+def _no_infinity_overflow(ctx: Any, x: Array) -> Allowed:
+    """Where e^-x overflows an element type that has no infinity: 0 (the limit) or NaN (XLA)."""
+    if np.iscomplexobj(x) or np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
+        mask = np.zeros(x.shape, bool)
+    else:
+        mask = -x.astype(np.float64) > np.log(float(ml_dtypes.finfo(x.dtype).max))
+    return Allowed(mask, {"nan": nan_of(x.shape, ctx.shape.numpy_dtype())})
 
 
-def _negative_real_axis(z: Array) -> Array:
-    return (z.real < 0) & (z.imag == 0) if np.iscomplexobj(z) else np.zeros(z.shape, bool)
+def _negative_real_axis(ctx: Any, z: Array) -> Allowed:
+    """On the negative real axis: the upper branch (XLA), or C99's branch chosen by the zero's sign."""
+    mask = (z.real < 0) & (z.imag == 0) if np.iscomplexobj(z) else np.zeros(z.shape, bool)
+    with np.errstate(all="ignore"):
+        c99 = np.sqrt(z.astype(np.complex128)).astype(ctx.shape.numpy_dtype()) if np.iscomplexobj(z) else z
+    return Allowed(mask, {"c99_lower": c99})
 
 
-_EXTRA_MASKS: dict[str, dict[str, Callable[[Array], Array]]] = {
-    "Logistic": {"no_infinity_overflow": _no_infinity_overflow},
+def _below_cbrt_of_tiny(x: Array) -> Callable[[Array, Array], Array]:
+    """Any finite value smaller in magnitude than the cube root of the smallest normal value."""
+    bound = float(np.cbrt(float(ml_dtypes.finfo(x.real.dtype).tiny)))
+
+    def accepts(actual: Array, expected: Array) -> Array:
+        with np.errstate(invalid="ignore"):
+            a = np.asarray(actual).astype(np.complex128)
+        return np.isfinite(a) & (np.abs(a.real) < bound) & (np.abs(a.imag) < bound)
+    return accepts
+
+
+def _underflow_zero_sign(ctx: Any, z: Array) -> Allowed:
+    """Complex results with a part rounded to zero from a nonzero exact value (a finite operand with a
+    nonzero imaginary part): that zero of either sign, the other part as the reference's."""
+    if not np.iscomplexobj(z):
+        return Allowed(np.zeros(z.shape, bool), {"either_sign": any_zero})
+    with np.errstate(all="ignore"):
+        ref = in_wide_precision(_logistic, ctx, z)
+    mask = np.isfinite(z) & (z.imag != 0) & ((ref.real == 0) | (ref.imag == 0))
+    return Allowed(mask, {"either_sign": zero_parts_of_either_sign(ref.dtype)})
+
+
+#: ops whose complex results' zero parts XLA signs differently from C99 Annex G (asinh(-0 + 0i) = +0 + 0i,
+#: cos(i) = cosh(1) + 0i, say)
+COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", "Atanh", "Sinh"})
+
+
+_EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
+    "Logistic": {"no_infinity_overflow": _no_infinity_overflow, "complex_underflow_zero_sign": _underflow_zero_sign},
     "Sqrt": {"branch_cut_sign": _negative_real_axis},
 }
 
 
-def float_masks(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Array]]:
-    """Subnormal flushing (inputs or exact results), non-finite complex inputs, and the op's own ids."""
-    def masks(ctx: Any, operand: Array) -> dict[str, Array]:
-        exact_result = in_wide_precision(fn, ctx, operand)
-        out = {"subnormal_flush": subnormal_mask(operand, exact_result)}
+def float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
+    """Subnormals (IEEE or flushed), non-finite complex operands (C99 or the plain formulas), the op's own ids."""
+    def ev(ctx: Any, operand: Array) -> Array:
+        return in_wide_precision(fn, ctx, operand)
+
+    def outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+        out = {"subnormal_flush": subnormal_outcomes(ev, ctx, operand)}
+        if name == "Cbrt":
+            out["subnormal_flush"].outcomes["misread"] = _below_cbrt_of_tiny(operand)
         if _is_complex(operand):
-            out["complex_non_finite"] = ~np.isfinite(operand)
-        out.update({key: mask(operand) for key, mask in _EXTRA_MASKS.get(name, {}).items()})
+            out["complex_non_finite"] = Allowed(~np.isfinite(operand), {"plain_formula": non_finite_parts})
+            if name in COMPLEX_ZERO_SIGN:
+                result = ev(ctx, operand)
+                on_zero = np.isfinite(operand) & ((result.real == 0) | (result.imag == 0))
+                out["complex_zero_sign"] = Allowed(on_zero, {"either_sign": zero_parts_of_either_sign(result.dtype)})
+        out.update({key: extra(ctx, operand) for key, extra in _EXTRA_OUTCOMES.get(name, {}).items()})
         return out
-    return masks
+    return outcomes
 
 
 for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
-    implementation_defined(_name)(float_masks(_name, _fn))
+    implementation_defined(_name)(float_outcomes(_name, _fn))
 
 
 # -- sign, negation, absolute value --------------------------------------------------------------
@@ -205,7 +253,7 @@ def sign(ctx: Any, operand: Array) -> Array:
     return in_wide_precision(_float_sign, ctx, operand)
 
 
-implementation_defined("Sign")(float_masks("Sign", _float_sign))
+implementation_defined("Sign")(float_outcomes("Sign", _float_sign))
 
 
 @evaluator("Neg")
@@ -223,26 +271,13 @@ def abs_(ctx: Any, operand: Array) -> Array:
     return by_kind(ctx, operand, np.abs)
 
 
-def _int_min(operand: Array) -> Array:
-    """Elements holding the most negative value of a signed integer type."""
-    et = _kind(operand)
-    if not etypes.is_signed_int(et):
-        return np.zeros(operand.shape, bool)
-    return operand.astype(np.int64) == -(1 << (etypes.bit_width(et) - 1))
-
-
 @implementation_defined("Abs")
-def abs_masks(ctx: Any, operand: Array) -> dict[str, Array]:
-    return {"int_min": _int_min(operand),
-            "complex_non_finite": ~np.isfinite(operand) if _is_complex(operand) else np.zeros(operand.shape, bool)}
-
-
-@implementation_defined("Neg")
-def neg_masks(ctx: Any, operand: Array) -> dict[str, Array]:
-    wraps = _int_min(operand)
-    if etypes.is_unsigned_int(_kind(operand)):
-        wraps = operand.astype(np.int64) != 0
-    return {"wraparound": wraps}
+def abs_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA)."""
+    if not _is_complex(operand):
+        return {}
+    both = (np.isinf(operand.real) | np.isinf(operand.imag)) & (np.isnan(operand.real) | np.isnan(operand.imag))
+    return {"complex_non_finite": Allowed(both, {"nan": nan_of(operand.shape, ctx.shape.numpy_dtype())})}
 
 
 # -- bit operations ------------------------------------------------------------------------------
