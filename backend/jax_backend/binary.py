@@ -85,7 +85,20 @@ def _rem(lhs: Any, rhs: Any) -> Any:
 
 
 def _pow(lhs: Any, rhs: Any) -> Any:
-    return _XLA_POWER.bind(lhs, rhs) if _is_int(lhs) else lax.pow(lhs, rhs)
+    if not _is_int(lhs):
+        return lax.pow(lhs, rhs)
+    if not jnp.issubdtype(rhs.dtype, jnp.signedinteger):
+        return _XLA_POWER.bind(lhs, rhs)
+    # A negative exponent is 1 / lhs**-rhs in integers, as XLA's compiled code gives: 1 for base 1, +-1 for
+    # base -1 by the exponent's parity, else 0. Written out, so XLA's constant folder (which gave 0 for
+    # base -1) computes the same.
+    zero, one = lax.full_like(lhs, 0), lax.full_like(lhs, 1)
+    negative = lax.lt(rhs, lax.full_like(rhs, 0))
+    odd = lax.ne(lax.bitwise_and(rhs, lax.full_like(rhs, 1)), lax.full_like(rhs, 0))
+    minus_one = lax.eq(lhs, lax.full_like(lhs, -1))
+    inverse = lax.select(lax.eq(lhs, one), one, lax.select(minus_one, lax.select(odd, lhs, one), zero))
+    power = _XLA_POWER.bind(lhs, lax.select(negative, lax.full_like(rhs, 0), rhs))
+    return lax.select(negative, inverse, power)
 
 
 _LAX: dict[str, Callable[[Any, Any], Any]] = {

@@ -110,7 +110,7 @@ def cholesky_factor(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]
             if not np.all(np.isfinite(m)):
                 raise np.linalg.LinAlgError("non-finite")
             low = np.linalg.cholesky(m)
-            factor[idx] = low if lower else adjoint(low)
+            factor[idx] = np.where(tri_mask, low if lower else adjoint(low), 0)  # +0 outside (conj gives -0i)
         except np.linalg.LinAlgError:
             ok[idx] = False
             factor[idx] = np.where(tri_mask, np.nan, 0)

@@ -203,10 +203,25 @@ def _underflow_zero_sign(ctx: Any, z: Array) -> Allowed:
 
 #: ops whose complex results' zero parts XLA signs differently from C99 Annex G (asinh(-0 + 0i) = +0 + 0i,
 #: cos(i) = cosh(1) + 0i, say)
-COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", "Atanh", "Sinh"})
+COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", "Atanh", "Sinh", "Sin", "Tan", "Tanh",
+                               "Cosh", "Exp", "Expm1", "Log", "Log1p"})
+
+
+def _no_nan_encoding(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Allowed]:
+    """f4e2m1fn operands where the function is undefined (a NaN, which the type cannot hold): a zero of either sign."""
+    def outcome(ctx: Any, operand: Array) -> Allowed:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wide = operand.astype(np.float64)
+            undefined = np.isnan(fn(wide)) & ~np.isnan(wide)
+        if operand.dtype != ml_dtypes.float4_e2m1fn:
+            undefined = np.zeros(operand.shape, bool)
+        return Allowed(undefined, {"either_zero": any_zero})
+    return outcome
 
 
 _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
+    "Log": {"no_nan_encoding": _no_nan_encoding(np.log)},
+    "Log1p": {"no_nan_encoding": _no_nan_encoding(np.log1p)},
     "Logistic": {"no_infinity_overflow": _no_infinity_overflow, "complex_underflow_zero_sign": _underflow_zero_sign},
     "Sqrt": {"branch_cut_sign": _negative_real_axis},
 }
