@@ -211,7 +211,7 @@ def qr(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r = np.triu(r[..., :, :] * np.concatenate([np.conj(phase), np.ones(r.shape[:-2] + (r.shape[-2] - k,))],
                                              axis=-1)[..., :, None])
     q_shape, r_shape = ctx.shape.tuple_shapes()
-    return q.astype(q_shape.numpy_dtype()), r.astype(r_shape.numpy_dtype())
+    return (q + 0.0).astype(q_shape.numpy_dtype()), (r + 0.0).astype(r_shape.numpy_dtype())  # -0 parts become +0
 
 
 def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
@@ -239,7 +239,7 @@ def eigh(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     positive (the reference's choice; eigenvalues ascending)."""
     h = hermitian_from_triangle(widen(a), ctx.attr("lower"))
     w, v = np.linalg.eigh(h)  # ascending
-    v = v * np.conj(leading_phase(v))[..., None, :]
+    v = v * np.conj(leading_phase(v))[..., None, :] + 0.0  # + 0.0: the rescaling's -0 parts become +0
     v_shape, w_shape = ctx.shape.tuple_shapes()
     return v.astype(v_shape.numpy_dtype()), w.astype(w_shape.numpy_dtype())
 
@@ -280,7 +280,8 @@ def svd(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     v_phase[..., :k] = np.where(paired, u_phase[..., :k], v_phase[..., :k])
     u, v = u * u_phase[..., None, :], v * v_phase[..., None, :]
     u_shape, d_shape, v_shape = ctx.shape.tuple_shapes()
-    return u.astype(u_shape.numpy_dtype()), d.astype(d_shape.numpy_dtype()), v.astype(v_shape.numpy_dtype())
+    return ((u + 0.0).astype(u_shape.numpy_dtype()), d.astype(d_shape.numpy_dtype()),  # -0 parts become +0
+            (v + 0.0).astype(v_shape.numpy_dtype()))
 
 
 def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
