@@ -113,14 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [n.strip() for n in args.ops.split(",") if n.strip()] or list(all_specs)
     if args.command == "fuzz":
         return _fuzz(args, names, all_specs)
-    unknown = [n for n in names if n not in all_specs]
-    if unknown:
-        print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
-        return 2
-    try:
-        backend = get_backend(args.backend)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+    backend = _ops_and_backend(args, names, all_specs)
+    if backend is None:
         return 2
     kinds = set(args.kinds.split(","))
     done = read_journal(args.resume) if args.resume else {}
@@ -219,17 +213,24 @@ class _OpProgress:
                 print(f"[{self.printed:>3}/{len(self.names)}] {name:<24} {''.join(self.marks[name])}", flush=True)
 
 
-def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
-    from conformance.fuzz import fuzz, summary_text
-
+def _ops_and_backend(args: argparse.Namespace, names: list[str], all_specs: dict) -> Any:
+    """The backend ``--backend`` names, or None (with an error printed) for an unknown op or backend."""
     unknown = [n for n in names if n not in all_specs]
     if unknown:
         print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return None
     try:
-        backend = get_backend(args.backend)
+        return get_backend(args.backend)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
+        return None
+
+
+def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
+    from conformance.fuzz import fuzz, summary_text
+
+    backend = _ops_and_backend(args, names, all_specs)
+    if backend is None:
         return 2
     start = time.perf_counter()
 
