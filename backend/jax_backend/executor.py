@@ -116,6 +116,10 @@ class JaxBackend:
             self._cache[id(computation)] = prepared
         return prepared
 
+    def needs_x64(self, computation: XlaComputation) -> bool:
+        """Whether the computation has 64-bit values (trace and run it under ``jax.enable_x64(True)``)."""
+        return self._prepared(computation).x64
+
     def lower(self, computation: XlaComputation) -> Any:
         """The jitted function for a computation (created once, then cached); call it under
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
