@@ -14,11 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
 from backend.backends import check_arguments, check_computation, check_replicas
-from backend.builder import XlaComputation
-from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.export import stablehlo_text, unsupported_reason
-from backend.shape import Shape
 
 #: The compiler flags; part of the disk cache key. 64-bit floats stay 64-bit (IREE's default demotes
 #: them to f32, which would change results); ``generic`` keeps cached modules valid on any x86-64/arm64 host.
