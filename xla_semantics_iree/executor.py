@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import platform
 import re
 import tempfile
 import weakref
@@ -18,9 +20,10 @@ from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputa
 from backend.backends import check_arguments, check_computation, check_replicas
 from backend.export import stablehlo_text, unsupported_reason
 
-#: The compiler flags; part of the disk cache key. 64-bit floats stay 64-bit (IREE's default demotes
-#: them to f32, which would change results); ``generic`` keeps cached modules valid on any x86-64/arm64 host.
-COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=generic")
+#: The compiler flags; part of the disk cache key (with the host CPU's identity). 64-bit floats stay 64-bit
+#: (IREE's default demotes them to f32, which would change results); code is generated for the host CPU (a
+#: ``generic`` x86-64 CPU lacks SSE4.1's rounding instructions, and f64 Ceil/Floor then fail to link).
+COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=host")
 TARGET_BACKEND = "llvm-cpu"
 DRIVER = "local-task"
 _CUSTOM_CALL = re.compile(r"stablehlo\.custom_call\s+@([\w.$-]+)|call_target_name\s*=\s*\"([^\"]+)\"")
@@ -105,7 +108,7 @@ class IreeBackend:
 
     def cache_key(self, text: str) -> str:
         """The disk cache key of a StableHLO module: its hash with the compiler's version and flags."""
-        content = "\n".join((self.compiler_version, TARGET_BACKEND, *COMPILE_FLAGS, text))
+        content = "\n".join((self.compiler_version, TARGET_BACKEND, *COMPILE_FLAGS, _host_cpu(), text))
         return hashlib.sha256(content.encode()).hexdigest()
 
     def _vmfb(self, text: str) -> bytes:
@@ -174,8 +177,20 @@ def _flatten(values: Sequence[Any]) -> list[Any]:
 def _rebuild(shape: Shape, hosts: Any) -> Any:
     if shape.is_tuple():
         return tuple(_rebuild(s, hosts) for s in shape.tuple_shapes())
-    value = next(hosts)
-    return value.astype(shape.numpy_dtype(), copy=False) if shape.is_token() else value
+    return next(hosts)  # a token comes back as jax passes it: an empty pred array
+
+
+@functools.cache
+def _host_cpu() -> str:
+    """The host CPU's identity (model and feature flags), for the disk cache key of host-specific code."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            fields = {key.strip(): value for key, _, value in (line.partition(":") for line in
+                      f.read().split("\n\n")[0].splitlines())}
+        described = " ".join(fields.get(k, "").strip() for k in ("model name", "flags", "Features", "CPU part"))
+    except OSError:
+        described = ""
+    return f"{platform.machine()} {platform.processor()} {described}"
 
 
 def _first_error(diagnostics: str) -> str:
