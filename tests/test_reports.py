@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -172,6 +174,37 @@ def test_html_scoreboard(run_report):
     assert "18 cases</summary>" in row  # the 17 failures and the xpass, expandable
     assert "<code>Add/golden/complex/param</code> failed" in row
     assert "id='filter'" in page and "only-bad" in page and "addEventListener('click'" in page
+
+
+_FAKE_DOM = """
+function cell(v){return {dataset:{v:String(v)}}}
+function row(op,n,bad){return {dataset:{op},cells:[cell(op),cell(n)],classList:{contains:c=>c==='bad'&&bad},style:{}}}
+let rows=[row('Pad',5,false),row('Add',9,true),row('Rev',1,false)];
+const body={get rows(){return rows},appendChild(r){rows=rows.filter(x=>x!==r);rows.push(r)}};
+const on={};const th=i=>({addEventListener:(e,f)=>on['th'+i]=f});
+const table={tBodies:[body],tHead:{rows:[{cells:[th(0),th(1)]}]}};
+const filter={value:'',addEventListener:(e,f)=>on.filter=f},only={checked:false,addEventListener:(e,f)=>on.only=f};
+globalThis.document={getElementById:id=>({board:table,filter,'only-bad':only})[id]};
+const show=()=>rows.map(r=>r.dataset.op+(r.style.display==='none'?'-':'')).join();
+const out=[];
+{
+SCRIPT
+}
+on.th0();out.push(show());on.th1();out.push(show());on.th1();out.push(show());
+filter.value='a';on.filter();out.push(show());filter.value='';only.checked=true;on.only();out.push(show());
+console.log(out.join(' '));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's script")
+def test_html_script_sorts_and_filters(run_report):
+    """The page's inline script, run by node against a minimal stand-in for the DOM."""
+    script = re.search(r"<script>(.*)</script>", render(run_report[1], "html"), re.S).group(1)
+    proc = subprocess.run(["node", "-e", _FAKE_DOM.replace("SCRIPT", script)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    # by name, by count up, by count down, ops containing 'a', only ops with failures
+    assert proc.stdout.split() == ["Add,Pad,Rev", "Rev,Pad,Add", "Add,Pad,Rev", "Add,Pad,Rev-", "Add,Pad-,Rev-"]
 
 
 def test_html_escapes_messages(run_report):
