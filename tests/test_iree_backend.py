@@ -42,6 +42,7 @@ def test_runs_a_computation_and_caches_it_in_memory(iree):
     np.testing.assert_array_equal(out, [[0, 1, 0], [2.5, 0, 2]])
     np.testing.assert_array_equal(iree.execute(comp, [v + x, v])[0], [[0, 2, 0], [3, 0, 0]])
     assert iree.compilations == before + 1  # the second call reused the compiled module
+    assert iree.info()["version"] == "3.13.0" and iree.info()["device"] == "llvm-cpu/local-task"
 
 
 def test_disk_cache_is_keyed_by_the_stablehlo(iree):

@@ -61,9 +61,11 @@ class IreeBackend:
         self._dtype_ok: dict[np.dtype[Any], bool] = {}
         self.compilations = 0  # iree-compile runs by this instance (the caches' misses)
 
-    @property
-    def platform(self) -> str:
-        return f"iree {self.compiler_version} {TARGET_BACKEND}/{DRIVER}"
+    def info(self) -> dict[str, str]:
+        """What a conformance report records about this backend: IREE's version, target and flags."""
+        return {"version": self.compiler_version, "platform": "cpu", "device": f"{TARGET_BACKEND}/{DRIVER}",
+                "runtime_version": metadata.version("iree-base-runtime"), "flags": " ".join(COMPILE_FLAGS),
+                "cpu": platform.processor() or platform.machine()}
 
     # ---- what it can run
 
