@@ -50,7 +50,7 @@ def _lowering_backend() -> Any:
     from backend.jax_backend.executor import JaxBackend  # deferred: importing the lowerings takes a while
     global _BACKEND
     if _BACKEND is None:
-        _BACKEND = JaxBackend(name=_EXPORTER)
+        _BACKEND = JaxBackend()  # the jax backend's lowering: its custom-call targets and limitations apply
     return _BACKEND
 
 
@@ -67,7 +67,10 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
                         "device's program")
             if inst.opcode in HOST_IO_OPCODES:
                 return f"{inst.opcode} runs as a host callback, which jax.export cannot serialize"
-    return _lowering_backend().supports(computation)
+    try:
+        return _lowering_backend().supports(computation)
+    except UnsupportedError as e:  # a refusal raised rather than returned (a custom-call target not registered)
+        return e.reason
 
 
 def argument_specs(computation: XlaComputation) -> list[Any]:
@@ -104,7 +107,8 @@ def _lowered(computation: XlaComputation, platforms: Sequence[str], make: Any) -
     if reason is not None:
         raise UnsupportedError(_EXPORTER, computation.root_instruction.opcode, reason)
     backend = _lowering_backend()
-    fn = backend.lower(computation)
+    lowered = backend.lower(computation)
+    fn = jax.jit(lambda *args: lowered(*args), keep_unused=True)  # every parameter stays in the signature
     with jax.enable_x64(True) if backend.needs_x64(computation) else contextlib.nullcontext():
         try:
             return make(fn, names, argument_specs(computation))

@@ -200,4 +200,7 @@ def _first_error(diagnostics: str) -> str:
     for line in diagnostics.splitlines():
         if "error:" in line:
             return line.split("error:", 1)[1].strip()[:400]
+    code = re.search(r"Error code: (-?\d+)", diagnostics)
+    if code and int(code.group(1)) < 0:
+        return f"iree-compile crashed (signal {-int(code.group(1))})"
     return diagnostics.strip().splitlines()[0][:400] if diagnostics.strip() else "iree-compile failed"
