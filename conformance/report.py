@@ -68,6 +68,8 @@ def to_json(results: list[Result], backend: str, seconds: float, seed: int, prof
         "scoreboard": {op: dict(c) for op, c in scoreboard(results).items()},
         "cases": [{"id": r.case.id, "op": r.case.op, "kind": r.case.kind, "status": r.status,
                    "message": r.message, "seconds": round(r.seconds, 4),
+                   **({"devices": {"replicas": r.case.devices[0], "partitions": r.case.devices[1]}}
+                      if getattr(r.case, "devices", None) else {}),
                    **({"chosen": r.chosen} if r.chosen else {}),
                    **({"reproduction": r.reproduction} if r.reproduction else {})} for r in results],
     }
