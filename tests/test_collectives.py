@@ -25,7 +25,7 @@ S32 = Shape.array_shape(np.dtype("int32"), ())
 BACKENDS = ["reference", "jax"]
 
 
-def _add(etype=np.dtype("int32")):
+def _add(etype=np.int32):
     b = XlaBuilder("add")
     scalar = Shape.array_shape(etype, ())
     ops.Add(ops.Parameter(b, 0, scalar, "x"), ops.Parameter(b, 1, scalar, "y"))
