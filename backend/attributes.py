@@ -391,16 +391,18 @@ def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
     return tuple(groups)
 
 
-def channel_id(v: Any) -> int:
-    """A channel id: a non-negative integer, or xla_client's ``ChannelHandle`` (its ``handle``)."""
+def channel_id(v: Any) -> int | None:
+    """A channel id: ``None`` (no channel), a positive integer, or a ChannelHandle (anything with ``.handle``)."""
+    if v is None:
+        return None
     handle = getattr(v, "handle", v)
     try:
-        handle = _int(handle)
+        value = _int(handle)
     except TypeError:
-        raise TypeError(f"expected a channel id (an integer or a ChannelHandle), got {_short_repr(v)}") from None
-    if handle < 0:
-        raise ValueError(f"a channel id must be >= 0, got {handle}")
-    return handle
+        raise TypeError(f"expected a channel id (a positive integer or a ChannelHandle), got {_short_repr(v)}") from None
+    if value < 1:
+        raise ValueError(f"a channel id is a positive integer, got {value}")
+    return value
 
 
 def layout(v: Any) -> Layout | Shape:
