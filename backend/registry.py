@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,8 @@ class Registry:
         self.package = package
         self._table: dict[str, Callable[..., Any]] = {}
         self._discovered = False
+        self._discovering = False
+        self._lock = threading.RLock()  # the reference runs devices in threads: discover once, fully
 
     def register(self, *names: str) -> Callable[[F], F]:
         def decorate(fn: F) -> F:
@@ -33,9 +36,17 @@ class Registry:
         return decorate
 
     def _ensure(self) -> None:
-        if not self._discovered:
+        if self._discovered:
+            return
+        with self._lock:  # other threads wait here until the table is complete
+            if self._discovered or self._discovering:  # (re-entered by this thread while discovering)
+                return
+            self._discovering = True
+            try:
+                discover(self.package)
+            finally:
+                self._discovering = False
             self._discovered = True
-            discover(self.package)
 
     def get(self, name: str) -> Callable[..., Any] | None:
         self._ensure()
