@@ -15,6 +15,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import lowering
+from backend.jax_backend.collectives import _combine_fn as combine_fn
 from backend.rules.collective_exchange import exchange_groups
 
 
@@ -55,12 +56,14 @@ def reduce_scatter(ctx: Any, operand: Any) -> Any:
     members, position = _tables(ctx, shards, "shard_count", "C11")
     dim = ctx.attr("scatter_dimension")
 
+    combine = combine_fn(ctx, ctx.attr("computation"))  # AllReduce's (backend/jax_backend/collectives.py)
+
     def one(x: jax.Array) -> jax.Array:
-        mine = ctx.devices.gather_all(x)[members]
+        mine = _piece(ctx.devices.gather_all(x)[members], dim + 1, position, shards)  # every member's shard
         acc = mine[0]
         for j in range(1, shards):  # in group order, as the reference folds
-            acc = jnp.asarray(ctx.call(ctx.attr("computation"), [acc, mine[j]])).astype(acc.dtype)
-        return _piece(acc, dim, position, shards)
+            acc = combine(acc, mine[j])
+        return acc
 
     return tuple(one(x) for x in operand) if isinstance(operand, (tuple, list)) else one(operand)
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from backend import etypes
 from backend.collectives import group_of
-from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed
+from backend.reference.collectives import _fold as fold_in_group_order
+from backend.reference.collectives import group_outcomes
 from backend.rules.collective_exchange import exchange_groups
 
 
@@ -44,27 +43,32 @@ def all_gather(ctx: Any, operand: np.ndarray) -> np.ndarray:
     return _concatenate([values[d] for d in group], ctx.attr("all_gather_dimension"))
 
 
-def fold_in_group_order(ctx: Any, values: list[np.ndarray]) -> np.ndarray:
-    """f(f(x_0, x_1), x_2) ... with the op's computation, element-wise on whole arrays."""
-    acc = values[0]
-    with np.errstate(all="ignore"):
-        for x in values[1:]:
-            acc = np.asarray(ctx.call(ctx.attr("computation"), [acc, x])).astype(acc.dtype)
-    return acc
-
-
-@evaluator("ReduceScatter")
-def reduce_scatter(ctx: Any, operand: Any) -> Any:
+def _shards(ctx: Any, operand: Any) -> list[Any]:
+    """This device's shard of every member of its group (ReduceScatter reduces shard by shard: the
+    reduction is element-wise)."""
     shards = ctx.attr("shard_count")
     group, position = _my_group(ctx, shards, "shard_count", "C11")
     values = ctx.devices.exchange(operand, ctx.inst.opcode)
     dim = ctx.attr("scatter_dimension")
-    parts = range(len(operand)) if isinstance(operand, tuple) else [None]
-    results = []
-    for k in parts:
-        members = [values[d] if k is None else values[d][k] for d in group]
-        results.append(_piece(fold_in_group_order(ctx, members), dim, position, shards))
-    return tuple(results) if isinstance(operand, tuple) else results[0]
+
+    def shard(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(_piece(v, dim, position, shards) for v in value)
+        return _piece(value, dim, position, shards)
+    return [shard(values[d]) for d in group]
+
+
+@evaluator("ReduceScatter")
+def reduce_scatter(ctx: Any, operand: Any) -> Any:
+    """AllReduce's group-order fold (backend/reference/collectives.py) of this device's shards."""
+    return fold_in_group_order(ctx, ctx.attr("computation"), _shards(ctx, operand))
+
+
+@implementation_defined("ReduceScatter")
+def reduce_scatter_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+    """AllReduce's ``reduction_order`` and ``subnormals`` outcomes, over this device's shards."""
+    members = _shards(ctx, operand)
+    return group_outcomes(ctx, members[0], ctx.attr("computation"), members)
 
 
 @evaluator("AllToAll")
@@ -91,35 +95,3 @@ def ragged_all_to_all(ctx: Any, input: np.ndarray, input_offsets: np.ndarray, se
                 result[at + k] = data[start + k]
     return result
 
-
-#: Reducers whose result does not depend on the order the group's operands are combined in.
-_ORDER_FREE = {"max", "min", "and", "or", "xor"}
-
-
-@implementation_defined("ReduceScatter")
-def reduce_scatter_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
-    """``reduction_order``: a floating-point or complex result of an order-dependent computation may come from
-    any association of the group's shard_count operands: within shard_count rounding steps of the group-order
-    fold (relative to the result's magnitude; the operands' own are not known here), NaN where it is NaN."""
-    parts = list(operand) if isinstance(operand, tuple) else [operand]
-    shards = ctx.attr("shard_count")
-    floating = [etypes.is_float(etypes.dtype_to_etype(p.dtype)) or etypes.is_complex(etypes.dtype_to_etype(p.dtype))
-                for p in parts]
-    applies = shards > 1 and binary_reducer_name(ctx.attr("computation")) not in _ORDER_FREE
-    dim = ctx.attr("scatter_dimension")
-    masks = []
-    for p, is_float in zip(parts, floating):
-        shape = list(p.shape)
-        shape[dim] //= shards
-        masks.append(np.full(shape, applies and is_float))
-    eps = max((float(ml_dtypes.finfo(np.real(np.zeros((), p.dtype)).dtype).eps) for p, f in zip(parts, floating)
-               if f), default=0.0)
-
-    def any_association(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-        a, e = (np.asarray(v).astype(np.complex128) for v in (actual, expected))
-        with np.errstate(all="ignore"):
-            close = np.abs(a - e) <= 2 * shards * eps * np.abs(e)
-        return close | (np.isnan(a) & np.isnan(e)) | (a == e)
-
-    mask = tuple(masks) if isinstance(operand, tuple) else masks[0]
-    return {"reduction_order": Allowed(mask, {"any_association": any_association})}
