@@ -23,7 +23,8 @@ class Registry:
         self._table: dict[str, Callable[..., Any]] = {}
         self._discovered = False
         self._discovering = False
-        self._lock = threading.RLock()  # the reference runs devices in threads: discover once, fully
+        # the reference runs devices in threads: one discovers, the others wait for the whole table
+        self._lock = threading.RLock()
 
     def register(self, *names: str) -> Callable[[F], F]:
         def decorate(fn: F) -> F:
@@ -38,15 +39,15 @@ class Registry:
     def _ensure(self) -> None:
         if self._discovered:
             return
-        with self._lock:  # other threads wait here until the table is complete
-            if self._discovered or self._discovering:  # (re-entered by this thread while discovering)
+        with self._lock:
+            if self._discovered or self._discovering:  # a module being imported may look the registry up
                 return
             self._discovering = True
             try:
                 discover(self.package)
+                self._discovered = True
             finally:
                 self._discovering = False
-            self._discovered = True
 
     def get(self, name: str) -> Callable[..., Any] | None:
         self._ensure()

@@ -175,7 +175,7 @@ OPEN_WORK: dict[str, tuple[str, ...]] = {
         'TriangularSolve',
     ),
     "issue 14: collectives, replicas and partitions": (
-        'AllReduce', 'CollectivePermute', 'CrossReplicaSum', 'MultiCollectivePermute', 'ReplicaId',
+        'CollectivePermute', 'MultiCollectivePermute',
     ),
 }
 
