@@ -82,6 +82,8 @@ def ragged_all_to_all(ctx: Any, input: jax.Array, input_offsets: jax.Array, send
                       output: jax.Array, output_offsets: jax.Array, recv_sizes: jax.Array) -> jax.Array:
     size = input_offsets.shape[0]
     members, position = _tables(ctx, size, "the index arrays' size", "C7")
+    if input.shape[0] == 0:  # an empty input sends nothing (every segment reaches outside it)
+        return output
     gather = ctx.devices.gather_all
     data, starts, sizes, ats = (gather(a)[members] for a in (input, input_offsets, send_sizes, output_offsets))
     rows, out_rows = input.shape[0], output.shape[0]
@@ -92,7 +94,7 @@ def ragged_all_to_all(ctx: Any, input: jax.Array, input_offsets: jax.Array, send
         k = at_row - at
         source = start + k
         valid = (k >= 0) & (k < count) & (source >= 0) & (source < rows)  # the rest is dropped
-        values = jnp.take(data[j], jnp.clip(source, 0, max(rows - 1, 0)), axis=0)
+        values = jnp.take(data[j], jnp.clip(source, 0, rows - 1), axis=0)
         mask = valid.reshape((out_rows,) + (1,) * (output.ndim - 1))
-        result = jnp.where(mask, values, result) if rows else result
+        result = jnp.where(mask, values, result)
     return result
