@@ -40,7 +40,7 @@ from backend.api_types import (
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.shape import Layout, Shape
 
 
 def _int(v: Any) -> int:
@@ -405,6 +405,17 @@ def channel_id(v: Any) -> int | None:
     return value
 
 
+def layout(v: Any) -> Layout | Shape:
+    """A collective's ``layout``: a Layout, its minor_to_major sequence, or (xla_client's
+    ``shape_with_layout``) a Shape; the shape rule checks it against the result."""
+    if isinstance(v, (Layout, Shape)):
+        return v
+    if isinstance(v, str):
+        return _shape(v)
+    minor_to_major = _int_list(v)
+    return Layout(minor_to_major)
+
+
 def op_metadata(v: Any) -> OpMetadata:
     """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
     names = ("op_type", "op_name", "source_file", "source_line")
@@ -452,6 +463,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "computation": _computation,
     "replica_groups": replica_groups,
     "channel_id": channel_id,
+    "layout": layout,
     "computation_list": _computation_list,
 }
 

@@ -70,7 +70,11 @@ def _outcomes(ctx: Any, operand: Any, comp: XlaComputation) -> dict[str, Allowed
     zeros and flushes subnormal results (each step of the fold)."""
     group = my_group(ctx)
     values = ctx.devices.exchange(operand, ctx.inst.opcode)
-    members = [values[d] for d in group]
+    return group_outcomes(ctx, operand, comp, [values[d] for d in group])
+
+
+def group_outcomes(ctx: Any, operand: Any, comp: XlaComputation, members: list[Any]) -> dict[str, Allowed]:
+    """:func:`_outcomes` of the group's values ``members`` (ReduceScatter: each member's shard)."""
     result = _fold(ctx, comp, members)
     table: dict[str, Allowed] = {}
     order = _order(ctx, comp, members, result)
