@@ -391,6 +391,15 @@ def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
     return tuple(groups)
 
 
+def channel_handle(v: Any) -> int:
+    """A channel: its handle, a non-negative integer, or an object with one as ``.handle`` (xla_client's
+    ChannelHandle)."""
+    handle = _int(getattr(v, "handle", v))
+    if handle < 0:
+        raise ValueError(f"a channel handle is a non-negative integer, got {handle}")
+    return handle
+
+
 def op_metadata(v: Any) -> OpMetadata:
     """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
     names = ("op_type", "op_name", "source_file", "source_line")
@@ -437,6 +446,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "random_algorithm": _random_algorithm,
     "computation": _computation,
     "replica_groups": replica_groups,
+    "channel_handle": channel_handle,
     "computation_list": _computation_list,
 }
 
