@@ -391,13 +391,18 @@ def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
     return tuple(groups)
 
 
-def channel_handle(v: Any) -> int:
-    """A channel: its handle, a non-negative integer, or an object with one as ``.handle`` (xla_client's
-    ChannelHandle)."""
-    handle = _int(getattr(v, "handle", v))
-    if handle < 0:
-        raise ValueError(f"a channel handle is a non-negative integer, got {handle}")
-    return handle
+def channel_id(v: Any) -> int | None:
+    """A channel id: ``None`` (no channel), a positive integer, or a ChannelHandle (anything with ``.handle``)."""
+    if v is None:
+        return None
+    handle = getattr(v, "handle", v)
+    try:
+        value = _int(handle)
+    except TypeError:
+        raise TypeError(f"expected a channel id (a positive integer or a ChannelHandle), got {_short_repr(v)}") from None
+    if value < 1:
+        raise ValueError(f"a channel id is a positive integer, got {value}")
+    return value
 
 
 def op_metadata(v: Any) -> OpMetadata:
@@ -446,7 +451,7 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "random_algorithm": _random_algorithm,
     "computation": _computation,
     "replica_groups": replica_groups,
-    "channel_handle": channel_handle,
+    "channel_id": channel_id,
     "computation_list": _computation_list,
 }
 
