@@ -5,6 +5,7 @@ The source tables come from backend/reference/point_to_point.py (one place; they
 against the device count). CollectivePermute is ``lax.ppermute`` over the mesh axis of its group mode
 (the pairs' ids are that axis's indices, and ppermute zeros the devices no pair targets, as the seed
 says); CollectiveBroadcast gathers every device's operand and picks by a static table.
+Send/Recv pair up while tracing, through the reference's functions (``ctx.channels`` holds traced values).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import lowering
-from backend.reference.point_to_point import broadcast_table, permute_table
+from backend.reference.point_to_point import (
+    REQUEST_ID,
+    broadcast_table,
+    one_device,
+    permute_table,
+    post_send,
+    take_received,
+)
 
 
 def _permute(ctx: Any, operands: Sequence[Any]) -> list[Any]:
@@ -50,3 +58,30 @@ def collective_broadcast(ctx: Any, operand: Any) -> Any:
     source = devices.table([0 if s is None else s for s in sources])[me]
     has_source = devices.table([s is not None for s in sources], dtype=jnp.bool_)[me]
     return jnp.where(has_source, everything[source], jnp.zeros_like(operand))
+
+
+def _token() -> Any:
+    return jnp.zeros((0,), jnp.bool_)
+
+
+@lowering("Send")
+def send(ctx: Any, operand: Any) -> Any:
+    data, _, _ = post_send(ctx, operand)
+    return data, jnp.uint32(REQUEST_ID), _token()
+
+
+@lowering("Recv")
+def recv(ctx: Any) -> Any:
+    data = ctx.shape.tuple_shapes()[0]
+    one_device(ctx)
+    return jnp.zeros(data.dimensions(), data.numpy_dtype()), jnp.uint32(REQUEST_ID), _token()
+
+
+@lowering("SendDone")
+def send_done(ctx: Any, context: Any) -> Any:
+    return _token()
+
+
+@lowering("RecvDone")
+def recv_done(ctx: Any, context: Any) -> Any:
+    return take_received(ctx, context[0]), _token()

@@ -1,5 +1,7 @@
 """Reference evaluators of the point-to-point collectives: CollectivePermute, MultiCollectivePermute,
-CollectiveBroadcast, and their per-device source tables (which the jax lowerings share).
+CollectiveBroadcast, and their per-device source tables (which the jax lowerings share); Send, Recv,
+SendDone, RecvDone (on one device: a Send posts its operand on its channel in ``ctx.channels``, the
+RecvDone of a Recv on that channel takes the oldest; the jax lowerings use the same functions).
 
 The group mode and the global device ids come from :mod:`backend.collectives`. Each device's result is
 picked from every device's operand (``ctx.devices.exchange``): the table says, per global device id,
@@ -13,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from backend import collectives
-from backend.errors import OpError
+from backend import collectives, host_io
+from backend.errors import OpError, UnsupportedError
 from backend.reference import evaluator
 
 
@@ -83,3 +85,58 @@ def multi_collective_permute(ctx: Any, operands: list[np.ndarray]) -> Any:
 @evaluator("CollectiveBroadcast")
 def collective_broadcast(ctx: Any, operand: np.ndarray) -> np.ndarray:
     return _received(ctx, [operand], broadcast_table(ctx))[0]
+
+
+#: The request id of every Send/Recv context (the spec's implementation-defined ``request_id``).
+REQUEST_ID = np.uint32(0)
+
+
+def one_device(ctx: Any) -> None:
+    if ctx.devices.count > 1:
+        raise UnsupportedError(ctx.backend, ctx.inst.opcode, f"Send/Recv on {ctx.devices.count} devices: the "
+                               "document does not say which device's Recv a Send reaches (XLA reads it from the "
+                               "frontend attribute _xla_send_recv_source_target_pairs, which the builder API lacks)")
+
+
+def post_send(ctx: Any, operand: Any) -> tuple[Any, Any, Any]:
+    """Send: post ``operand`` on the channel; the context (operand, request id, token)."""
+    one_device(ctx)
+    ctx.channels.setdefault(ctx.attr("handle"), []).append((ctx.operand_shapes[0], operand))
+    return operand, REQUEST_ID, host_io.TOKEN
+
+
+def take_received(ctx: Any, buffer: Any) -> Any:
+    """RecvDone: the operand of the oldest Send on the Recv's channel not taken yet, else an OpError."""
+    channel = ctx.attr("channel_id")
+    posted = ctx.channels.get(channel)
+    if not posted:
+        raise OpError("RecvDone", "channel", f"no Send on channel {channel} ran before this RecvDone in the same run "
+                      "of the computation (XLA would wait for it forever)", "context", {"channel_id": channel})
+    shape, value = posted.pop(0)
+    expected = ctx.operand_shapes[0].tuple_shapes()[0]
+    if shape != expected:
+        raise OpError("RecvDone", "channel", f"the Send on channel {channel} sent {shape}, but the Recv receives "
+                      f"{expected}", "context", {"channel_id": channel, "sent": str(shape), "received": str(expected)})
+    return value
+
+
+@evaluator("Send")
+def send(ctx: Any, operand: np.ndarray) -> tuple[Any, Any, Any]:
+    return post_send(ctx, np.array(operand))
+
+
+@evaluator("Recv")
+def recv(ctx: Any) -> tuple[Any, Any, Any]:
+    one_device(ctx)
+    data = ctx.shape.tuple_shapes()[0]
+    return np.zeros(data.dimensions(), data.numpy_dtype()), REQUEST_ID, host_io.TOKEN
+
+
+@evaluator("SendDone")
+def send_done(ctx: Any, context: Any) -> Any:
+    return host_io.TOKEN
+
+
+@evaluator("RecvDone")
+def recv_done(ctx: Any, context: Any) -> tuple[Any, Any]:
+    return take_received(ctx, context[0]), host_io.TOKEN
