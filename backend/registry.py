@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Discovery runs once, under this lock: the reference runs one thread per device, and a thread must not see a
+#: half-discovered table while another imports the modules (re-entrant: a module imported meanwhile may look up).
+_DISCOVERY = threading.RLock()
 
 
 class Registry:
@@ -21,6 +26,7 @@ class Registry:
         self.package = package
         self._table: dict[str, Callable[..., Any]] = {}
         self._discovered = False
+        self._discovering = False
 
     def register(self, *names: str) -> Callable[[F], F]:
         def decorate(fn: F) -> F:
@@ -33,9 +39,13 @@ class Registry:
         return decorate
 
     def _ensure(self) -> None:
-        if not self._discovered:
-            self._discovered = True
-            discover(self.package)
+        if self._discovered:
+            return
+        with _DISCOVERY:
+            if not self._discovering:  # else: a module this thread is importing looks up (as before)
+                self._discovering = True
+                discover(self.package)
+                self._discovered = True
 
     def get(self, name: str) -> Callable[..., Any] | None:
         self._ensure()
