@@ -109,6 +109,16 @@ def _check_groups(op: str, mode: GroupMode, ids: list[list[int]], count: int, co
                       "replica_groups", values)
 
 
+def op_device_groups(op: str, attrs: dict[str, Any], replicas: int, partitions: int, *, constraint: str,
+                     uniform: bool = False) -> list[list[int]]:
+    """:func:`device_groups` of an instruction, from its ``replica_groups``, ``channel_id`` and (where the op has
+    it) ``use_global_device_ids`` attributes."""
+    flag = attrs["use_global_device_ids"] if "use_global_device_ids" in attrs else ABSENT
+    mode = group_mode(op, attrs.get("channel_id"), flag, constraint=constraint)
+    return device_groups(op, mode, attrs.get("replica_groups") or (), replicas, partitions, constraint=constraint,
+                         uniform=uniform)
+
+
 def group_of(groups: Sequence[Sequence[int]], device: int) -> tuple[list[int], int]:
     """The group holding ``device`` and the device's position in it."""
     for group in groups:

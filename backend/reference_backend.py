@@ -7,7 +7,6 @@ their runtime sizes and checks every value against its static shape.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from backend.host_io import HostIO, active_io, missing_target_reason
 from backend.interpreter import EvalContext, GraphWalker, TailCall
 from backend.reference import EVALUATORS
 from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
-from backend.rendezvous import DEFAULT_TIMEOUT, DeviceContext, Rendezvous, is_aborted
+from backend.rendezvous import DEFAULT_TIMEOUT, DeviceContext, run_on_devices
 
 #: The most devices (threads) the reference simulates in one run.
 MAX_DEVICES = 1024
@@ -99,28 +98,8 @@ class ReferenceBackend:
 
     def _run_devices(self, computation: XlaComputation, device_args: list[Sequence[Any]], replicas: int,
                      partitions: int) -> list[Any]:
-        count = replicas * partitions
-        rendezvous = Rendezvous(self.name, count, self.rendezvous_timeout)
-        results: list[Any] = [None] * count
-        errors: list[BaseException | None] = [None] * count
-
-        def run(device: int) -> None:
-            walker = RuntimeSizedWalker(self.name, EVALUATORS, DeviceContext(replicas, partitions, device, rendezvous))
-            try:
-                results[device] = flatten_result(walker.run(computation, list(device_args[device])),
-                                                 computation.root_instruction.shape)
-                rendezvous.finish(device)
-            except BaseException as e:  # noqa: BLE001 (re-raised by execute, in the caller's thread)
-                errors[device] = e
-                rendezvous.abort()
-
-        threads = [threading.Thread(target=run, args=(d,), name=f"reference-device-{d}", daemon=True)
-                   for d in range(count)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        real = [e for e in errors if e is not None and not is_aborted(e)]
-        if real:
-            raise real[0]
-        return results
+        def work(device: DeviceContext) -> list[Any]:
+            walker = RuntimeSizedWalker(self.name, EVALUATORS, device)
+            return flatten_result(walker.run(computation, list(device_args[device.device_id])),
+                                  computation.root_instruction.shape)
+        return run_on_devices(self.name, replicas, partitions, work, self.rendezvous_timeout)

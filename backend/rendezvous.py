@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from backend.errors import ExecutionError
@@ -118,3 +119,32 @@ class DeviceContext:
 
 def is_aborted(error: BaseException) -> bool:
     return isinstance(error, _Aborted) or isinstance(getattr(error, "__cause__", None), _Aborted)
+
+
+def run_on_devices(backend: str, replicas: int, partitions: int, work: Callable[[DeviceContext], Any],
+                   timeout: float = DEFAULT_TIMEOUT) -> list[Any]:
+    """``work(device)`` for every device, one thread each, meeting at their collectives; the results in device
+    order. The first real error of a device (not another device's abort) is raised as itself."""
+    count = replicas * partitions
+    rendezvous = Rendezvous(backend, count, timeout)
+    results: list[Any] = [None] * count
+    errors: list[BaseException | None] = [None] * count
+
+    def run(device: int) -> None:
+        try:
+            results[device] = work(DeviceContext(replicas, partitions, device, rendezvous))
+            rendezvous.finish(device)
+        except BaseException as e:  # noqa: BLE001 (re-raised below, in the caller's thread)
+            errors[device] = e
+            rendezvous.abort()
+
+    threads = [threading.Thread(target=run, args=(d,), name=f"{backend}-device-{d}", daemon=True)
+               for d in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    real = [e for e in errors if e is not None and not is_aborted(e)]
+    if real:
+        raise real[0]
+    return results
