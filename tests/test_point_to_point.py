@@ -164,7 +164,7 @@ def test_send_recv_on_several_devices_is_unsupported(name):
         get_backend(name).execute(c, [[np.zeros(2, np.float32)], [np.ones(2, np.float32)]], replicas=2)
 
 
-def test_done_ops_take_only_their_start():
+def test_done_ops_take_their_start_s_context():
     b = XlaBuilder("dones")
     r = ops.Recv(b, F32_2, 1)
     with pytest.raises(OpError) as e:
@@ -173,6 +173,9 @@ def test_done_ops_take_only_their_start():
     s = ops.Send(ops.Parameter(b, 0, F32_2), 1)
     with pytest.raises(OpError) as e:
         ops.RecvDone(s)
+    assert (e.value.op, e.value.constraint) == ("RecvDone", "C1")
+    with pytest.raises(OpError) as e:
+        ops.RecvDone(ops.Parameter(b, 1, F32_2))
     assert (e.value.op, e.value.constraint) == ("RecvDone", "C1")
     assert b.get_shape(ops.RecvDone(r)) == Shape.tuple_shape([F32_2, Shape.token_shape()])
     assert b.get_shape(ops.SendDone(s)) == Shape.token_shape()

@@ -106,8 +106,11 @@ def post_send(ctx: Any, operand: Any) -> tuple[Any, Any, Any]:
 
 
 def take_received(ctx: Any, buffer: Any) -> Any:
-    """RecvDone: the operand of the oldest Send on the Recv's channel not taken yet, else an OpError."""
-    channel = ctx.attr("channel_id")
+    """RecvDone: the operand of the oldest Send on the Recv's channel not taken yet, else an OpError; a context
+    that is not straight from a Recv (no channel_id) is a completed transfer: its buffer."""
+    channel = ctx.attrs.get("channel_id")
+    if channel is None:
+        return buffer
     posted = ctx.channels.get(channel)
     if not posted:
         raise OpError("RecvDone", "channel", f"no Send on channel {channel} ran before this RecvDone in the same run "

@@ -2,16 +2,13 @@
 CollectiveBroadcast, Send, Recv, SendDone, RecvDone.
 
 Send and Recv return their HLO context, (data, request id u32[], token); SendDone gives a token and
-RecvDone (data, token). SendDone/RecvDone take only a Send's/Recv's result; RecvDone records the Recv's
-channel as its ``channel_id`` (as HLO's recv-done), which its evaluator reads.
+RecvDone (data, token).
 
 Builder-time checks only (no device count is known yet); ids out of range are execute-time errors
 (backend/reference/point_to_point.py).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
@@ -57,8 +54,11 @@ def collective_broadcast(ctx: OpContext) -> Shape:
     return ctx.shape("operand")
 
 
+_U32 = Shape.array_shape(PrimitiveType.U32, ())
+
+
 def _context(data: Shape) -> Shape:
-    return Shape.tuple_shape([data, Shape.array_shape(PrimitiveType.U32, ()), Shape.token_shape()])
+    return Shape.tuple_shape([data, _U32, Shape.token_shape()])
 
 
 def _check_handle(ctx: OpContext) -> int:
@@ -83,21 +83,31 @@ def recv(ctx: OpContext) -> Shape:
     return _context(shape)
 
 
-def _started_by(ctx: OpContext, opcode: str) -> Any:
+def _context_data(ctx: OpContext, start: str) -> Shape:
+    """The data shape of a ``start`` (Send/Recv) context (data array, u32[], token), else C1. A context straight
+    from a ``start`` records its channel as ``channel_id`` (as HLO's send-done/recv-done), which pairs the
+    transfer; any other value of that shape is a completed transfer."""
+    shape = ctx.shape("context")
+    parts = shape.tuple_shapes() if shape.is_tuple() else ()
+    if len(parts) != 3 or not parts[0].is_array() or parts[1] != _U32 or not parts[2].is_token():
+        raise ctx.fail("C1", f"the context must be a {start}'s result (data array, u32[], token), got {shape}",
+                       "context", context=str(shape))
     producer = ctx.producer("context")
-    if producer.opcode != opcode:
-        raise ctx.fail("C1", f"the context must be the result of a {opcode}, got that of a {producer.opcode} "
-                       f"({ctx.shape('context')})", "context", context=str(ctx.shape("context")))
-    return producer
+    other = {"Send": "Recv", "Recv": "Send"}[start]
+    if producer.opcode == other:
+        raise ctx.fail("C1", f"the context is a {other}'s result: {ctx.op} completes a {start}", "context",
+                       context=str(shape))
+    if producer.opcode == start:
+        ctx.attrs["channel_id"] = producer.attrs["handle"]
+    return parts[0]
 
 
 @shape_rule("SendDone")
 def send_done(ctx: OpContext) -> Shape:
-    ctx.attrs["channel_id"] = _started_by(ctx, "Send").attrs["handle"]
+    _context_data(ctx, "Send")
     return Shape.token_shape()
 
 
 @shape_rule("RecvDone")
 def recv_done(ctx: OpContext) -> Shape:
-    ctx.attrs["channel_id"] = _started_by(ctx, "Recv").attrs["handle"]
-    return Shape.tuple_shape([ctx.shape("context").tuple_shapes()[0], Shape.token_shape()])
+    return Shape.tuple_shape([_context_data(ctx, "Recv"), Shape.token_shape()])
