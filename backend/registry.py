@@ -15,10 +15,6 @@ from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Discovery runs once, under this lock: the reference runs one thread per device, and a thread must not see a
-#: half-discovered table while another imports the modules (re-entrant: a module imported meanwhile may look up).
-_DISCOVERY = threading.RLock()
-
 
 class Registry:
     def __init__(self, what: str, package: str) -> None:
@@ -27,6 +23,8 @@ class Registry:
         self._table: dict[str, Callable[..., Any]] = {}
         self._discovered = False
         self._discovering = False
+        # the reference runs devices in threads: one discovers, the others wait for the whole table
+        self._lock = threading.RLock()
 
     def register(self, *names: str) -> Callable[[F], F]:
         def decorate(fn: F) -> F:
@@ -41,11 +39,15 @@ class Registry:
     def _ensure(self) -> None:
         if self._discovered:
             return
-        with _DISCOVERY:
-            if not self._discovering:  # else: a module this thread is importing looks up (as before)
-                self._discovering = True
+        with self._lock:
+            if self._discovered or self._discovering:  # a module being imported may look the registry up
+                return
+            self._discovering = True
+            try:
                 discover(self.package)
                 self._discovered = True
+            finally:
+                self._discovering = False
 
     def get(self, name: str) -> Callable[..., Any] | None:
         self._ensure()
