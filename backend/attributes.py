@@ -11,7 +11,7 @@ import dataclasses
 import enum
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -416,6 +416,20 @@ def layout(v: Any) -> Layout | Shape:
     return Layout(minor_to_major)
 
 
+def _host_channel(direction: str, value: int) -> Callable[[Any], int]:
+    """A channel of one host-transfer direction: as ``channel_id`` (not None); a ChannelHandle-like object with
+    a ``type`` must have that direction (its name, e.g. ``DEVICE_TO_HOST``, or its number)."""
+    def normalize(v: Any) -> int:
+        if v is None:
+            raise TypeError(f"expected a {direction.lower().replace('_', '-')} channel (a positive integer or a "
+                            "ChannelHandle), got None")
+        kind = getattr(v, "type", None)
+        if kind is not None and getattr(kind, "name", kind) != direction and kind != value:
+            raise ValueError(f"the channel must be a {direction} channel, got type {_short_repr(kind)}")
+        return cast(int, channel_id(v))  # not None: refused above
+    return normalize
+
+
 def op_metadata(v: Any) -> OpMetadata:
     """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
     names = ("op_type", "op_name", "source_file", "source_line")
@@ -515,6 +529,8 @@ def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, 
 
 
 NORMALIZERS.update({
+    "device_to_host_channel": _host_channel("DEVICE_TO_HOST", 2),
+    "host_to_device_channel": _host_channel("HOST_TO_DEVICE", 3),
     "bytes": _bytes,
     "shape_list": _shape_list,
     "custom_call_schedule": _enum_name(CustomCallSchedule),

@@ -176,7 +176,7 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
-    ctx = OpContext(spec, builder, shapes, attrs)
+    ctx = OpContext(spec, builder, shapes, attrs, {a.name: bound[a.name] for a in operand_args})
     rule = SHAPE_RULES.get(spec.shape_rule)
     if rule is None:
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")

@@ -22,6 +22,10 @@ def _param_shape(value: Any) -> Shape:
     return value if isinstance(value, Shape) else shape_from_pyval(value)
 
 
+def _holds_token(value: Any) -> bool:
+    return is_token(value) or (isinstance(value, tuple) and any(_holds_token(v) for v in value))
+
+
 def device_arguments(args: list[Any], count: int) -> list[list[Any]]:
     """The per-device argument lists of a multi-device case: a PerDevice argument gives each device its own
     value, any other argument is every device's."""
@@ -59,8 +63,8 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
             operand_shapes.append(Shape.token_shape())
             return ops.CreateToken(builder)
         operand_shapes.append(_param_shape(value))
-        if operand_form == CONSTANTS and not isinstance(value, (Shape, PerDevice)):
-            return ops.Constant(builder, value)
+        if operand_form == CONSTANTS and not isinstance(value, (Shape, PerDevice)) and not _holds_token(value):
+            return ops.Constant(builder, value)  # a tuple holding a token (a Send context) stays a parameter
         args.append(value)
         return ops.Parameter(builder, len(args) - 1, _param_shape(value), name)
 
