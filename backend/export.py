@@ -29,20 +29,18 @@ from typing import Any
 import jax
 import numpy as np
 
+import specs
 from backend.backends import check_computation
 from backend.builder import XlaComputation
-from backend.errors import ExecutionError, OpError, UnsupportedError
+from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
 from backend.host_io import HOST_IO_OPCODES
 
 #: The platforms ``export`` lowers for unless told otherwise.
 DEFAULT_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "tpu")
 #: The platforms jax can lower for (on any machine, with or without such a device).
 KNOWN_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "rocm", "tpu")
-#: Ops that exchange data between replicas or partitions: an export is one device's program.
-MULTI_DEVICE_OPCODES = frozenset({
-    "AllGather", "AllReduce", "AllToAll", "CollectiveBroadcast", "CollectivePermute", "PartitionId",
-    "RaggedAllToAll", "ReduceScatter", "ReplicaId",
-})
+#: The spec family of ops that exchange data between replicas or partitions: an export is one device's program.
+MULTI_DEVICE_FAMILY = "collective"
 _EXPORTER = "export"
 
 
@@ -62,7 +60,7 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
     check_computation(computation)
     for comp in (*computation.subcomputations(), computation):
         for inst in comp.instructions:
-            if inst.opcode in MULTI_DEVICE_OPCODES:
+            if _family(inst.opcode) == MULTI_DEVICE_FAMILY:
                 return (f"{inst.opcode} exchanges data between replicas or partitions; an export is a single "
                         "device's program")
             if inst.opcode in HOST_IO_OPCODES:
@@ -71,6 +69,13 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
         return _lowering_backend().supports(computation)
     except UnsupportedError as e:  # a refusal raised rather than returned (a custom-call target not registered)
         return e.reason
+
+
+def _family(opcode: str) -> str | None:
+    try:
+        return specs.get(opcode).family
+    except SpecError:  # an opcode without a spec (the builder's own Parameter, Tuple...)
+        return None
 
 
 def argument_specs(computation: XlaComputation) -> list[Any]:

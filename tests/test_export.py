@@ -144,3 +144,10 @@ def test_command_line_writes_the_artifact(tmp_path, capsys):
     assert "cannot load" in capsys.readouterr().err
     assert main(["tests.test_export:README"]) == 2
     assert "not an XlaComputation" in capsys.readouterr().err
+
+
+def test_multi_device_ops_are_refused_with_the_reason():
+    c = XlaBuilder("rid")
+    ops.ReplicaId(c)
+    with pytest.raises(UnsupportedError, match="ReplicaId exchanges data between replicas or partitions"):
+        export(c.build())
