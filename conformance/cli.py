@@ -15,14 +15,14 @@ from typing import Any
 import specs
 from backend.backends import available_backends, get_backend
 from conformance.cases import Case
+from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
 from conformance.journal import Journal, read_journal, result_from_record
 from conformance.outcomes import PROFILES, SPEC
+from conformance.progress import RunProgress
 from conformance.report import chosen_outcomes_text, scoreboard_text, write_json, write_junit, write_markdown
-from conformance.runner import FAILURES, Result, run_cases
-
-_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T"}
+from conformance.runner import DEFAULT_BATCH_SIZE, FAILURES, Result, run_cases
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="worker processes running cases (default: one per core)")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                      help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
+    run.add_argument("--batch", type=int, default=DEFAULT_BATCH_SIZE,
+                     help=f"cases a worker runs together (the jax backend compiles them as one program; a failing "
+                     f"case is run again alone); 1 runs each case alone (default {DEFAULT_BATCH_SIZE})")
     run.add_argument("--no-isolation", action="store_true",
                      help="run the cases in this process (no crash or hang protection, no --timeout)")
     run.add_argument("--results", help="append each result to this JSONL file as it comes")
@@ -130,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
     start = time.perf_counter()
     results: list[Result] = []
-    progress = _OpProgress(names, quiet=args.quiet)
+    progress = RunProgress(names, quiet=args.quiet)
     order: dict[str, int] = {}
 
     def to_run() -> Iterator[Case]:
@@ -152,15 +155,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.no_isolation:
-            run_cases(to_run(), backend, on_result, profile=args.profile)
+            enable_compilation_cache()
+            run_cases(to_run(), backend, on_result, profile=args.profile, batch_size=args.batch)
         else:
-            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout,
-                                profile=args.profile) as runner:
+            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout, profile=args.profile,
+                                batch_size=args.batch) as runner:
                 runner.run(to_run(), on_result)
     except WorkerStartError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     finally:
+        progress.finish()
         if journal:
             journal.close()
     results.sort(key=lambda r: order[r.case.id])
@@ -183,34 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown:
         write_markdown(args.markdown, results, backend.name, seconds, args.profile)
     return 1 if failed else 0
-
-
-class _OpProgress:
-    """Prints one line of marks per op, in op order, once all of the op's results are in."""
-
-    def __init__(self, names: list[str], quiet: bool) -> None:
-        self.names = names
-        self.quiet = quiet
-        self.expected: dict[str, int] = {}
-        self.marks: dict[str, list[str]] = {name: [] for name in names}
-        self.printed = 0
-
-    def expect(self, name: str, count: int) -> None:
-        self.expected[name] = count
-        self._flush()
-
-    def add(self, result: Result) -> None:
-        self.marks[result.case.op].append(_MARKS.get(result.status, "?"))
-        self._flush()
-
-    def _flush(self) -> None:
-        while self.printed < len(self.names):
-            name = self.names[self.printed]
-            if name not in self.expected or len(self.marks[name]) < self.expected[name]:
-                return
-            self.printed += 1
-            if not self.quiet:
-                print(f"[{self.printed:>3}/{len(self.names)}] {name:<24} {''.join(self.marks[name])}", flush=True)
 
 
 def _ops_and_backend(args: argparse.Namespace, names: list[str], all_specs: dict) -> Any:
