@@ -40,7 +40,7 @@ from backend.api_types import (
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.shape import Layout, Shape
 
 
 def _int(v: Any) -> int:
@@ -391,6 +391,31 @@ def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
     return tuple(groups)
 
 
+def channel_id(v: Any) -> int | None:
+    """A channel id: ``None`` (no channel), a positive integer, or a ChannelHandle (anything with ``.handle``)."""
+    if v is None:
+        return None
+    handle = getattr(v, "handle", v)
+    try:
+        value = _int(handle)
+    except TypeError:
+        raise TypeError(f"expected a channel id (a positive integer or a ChannelHandle), got {_short_repr(v)}") from None
+    if value < 1:
+        raise ValueError(f"a channel id is a positive integer, got {value}")
+    return value
+
+
+def layout(v: Any) -> Layout | Shape:
+    """A collective's ``layout``: a Layout, its minor_to_major sequence, or (xla_client's
+    ``shape_with_layout``) a Shape; the shape rule checks it against the result."""
+    if isinstance(v, (Layout, Shape)):
+        return v
+    if isinstance(v, str):
+        return _shape(v)
+    minor_to_major = _int_list(v)
+    return Layout(minor_to_major)
+
+
 def op_metadata(v: Any) -> OpMetadata:
     """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
     names = ("op_type", "op_name", "source_file", "source_line")
@@ -437,6 +462,8 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "random_algorithm": _random_algorithm,
     "computation": _computation,
     "replica_groups": replica_groups,
+    "channel_id": channel_id,
+    "layout": layout,
     "computation_list": _computation_list,
 }
 

@@ -52,6 +52,9 @@ class EvalContext:
         self.operand_shapes = tuple(operand_shapes)
         #: The backend running the instruction (``reference``, ``jax``, ``pallas``...).
         self.backend = walker.backend
+        #: The device running the instruction and its collectives' exchange (``backend.rendezvous.DeviceContext``
+        #: on the reference, ``backend.jax_backend.devices.JaxDeviceContext`` on jax).
+        self.devices = walker.devices
         self._walker = walker
 
     def attr(self, name: str) -> Any:
@@ -94,10 +97,12 @@ class _Frame:
 
 
 class GraphWalker:
-    def __init__(self, backend: str, table: Registry) -> None:
+    def __init__(self, backend: str, table: Registry, devices: Any = None) -> None:
         self.backend = backend
         self.table = table
         self.nested_calls = 0
+        #: What ``ctx.devices`` is: the device this walker runs on (set by the backend).
+        self.devices = devices
 
     def run(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
         frames = [_Frame(computation, args)]

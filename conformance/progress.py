@@ -12,9 +12,11 @@ import sys
 import time
 from typing import TextIO
 
+from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.runner import Result
 
-MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T"}
+MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T",
+         XFAIL: "x", XPASS: "X", SKIPPED: "s"}
 #: Seconds between two redraws of the status line.
 REDRAW_EVERY = 0.25
 
