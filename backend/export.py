@@ -146,6 +146,56 @@ def stablehlo_bytecode(computation: XlaComputation, platform: str = "cpu") -> by
     return bytes(exported(computation, (platform,)).mlir_module_serialized)
 
 
+def stablehlo_module(computations: Sequence[XlaComputation], names: Sequence[str], platform: str = "cpu") -> str:
+    """One StableHLO module (MLIR text) holding each computation as a public function named by ``names``
+    (its ``main``; the helpers jax lowered it with become private functions prefixed ``NAME__``), for
+    consumers that compile several computations at once. See :func:`link_stablehlo_modules`."""
+    if len(computations) != len(names):
+        raise OpError(_EXPORTER, "names", f"got {len(computations)} computations and {len(names)} names",
+                      "names", {"computations": len(computations), "names": len(names)})
+    return link_stablehlo_modules([stablehlo_text(c, platform) for c in computations], names)
+
+
+def link_stablehlo_modules(modules: Sequence[str], names: Sequence[str]) -> str:
+    """StableHLO modules (MLIR text, as :func:`stablehlo_text` gives them) linked into one: module ``k``'s
+    public ``main`` becomes the public function ``names[k]``, its private functions ``names[k]__NAME``
+    (calls renamed with them). The modules must agree on their attributes (replicas, partitions)."""
+    _check_function_names(names, len(modules))
+    from jax._src.interpreters import mlir as jax_mlir  # jax's MLIR context, with the StableHLO dialects
+    from jax._src.lib.mlir import ir
+
+    with jax_mlir.make_ir_context(), ir.Location.unknown():
+        linked = ir.Module.create()
+        for k, (text, name) in enumerate(zip(modules, names)):
+            module = ir.Module.parse(text)
+            own = module.operation.attributes
+            attributes = {key: str(own[key]) for key in own if key != "sym_name"}
+            if k == 0:
+                for key in attributes:
+                    linked.operation.attributes[key] = own[key]
+                first = attributes
+            elif attributes != first:
+                raise OpError(_EXPORTER, "modules", f"module {k} ('{name}') has attributes {attributes}, module 0 "
+                              f"has {first}", "modules", {"module": k})
+            functions = list(module.body.operations)
+            for op in functions:
+                symbol = ir.StringAttr(op.attributes["sym_name"]).value
+                renamed = name if symbol == "main" else f"{name}__{symbol}"
+                ir.SymbolTable.replace_all_symbol_uses(symbol, renamed, module.operation)
+                ir.SymbolTable.set_symbol_name(op, renamed)
+            for op in functions:
+                linked.body.append(op)  # moved out of ``module``
+        linked.operation.attributes["sym_name"] = ir.StringAttr.get("linked")
+        return str(linked)
+
+
+def _check_function_names(names: Sequence[str], count: int) -> None:
+    bad = [n for n in names if not isinstance(n, str) or not n.isidentifier() or "__" in n]
+    if len(names) != count or bad or len(set(names)) != len(names):
+        raise OpError(_EXPORTER, "names", f"expected {count} distinct function names (identifiers without '__'), "
+                      f"got {list(names)!r}", "names", {"names": list(names)})
+
+
 # ---------------------------------------------------------------------------------------------
 # Command line
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
-from backend import ExecutionError, PrimitiveType, Shape, XlaBuilder, get_backend, ops  # noqa: E402
+from backend import ExecutionError, OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops  # noqa: E402
 from xla_semantics_iree import IreeBackend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,3 +98,38 @@ def test_entry_point_and_public_api_only():
             if isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
     assert {m for m in imported if m.startswith("backend")} <= {"backend", "backend.backends", "backend.export"}
+
+
+def negate(et, dims):
+    c = XlaBuilder("neg")
+    ops.Neg(ops.Parameter(c, 0, Shape.array_shape(et, dims), "x"))
+    return c.build()
+
+
+def test_execute_batch_compiles_the_batch_as_one_module(tmp_path):
+    fresh = IreeBackend(cache_dir=tmp_path)
+    comps = [bias_relu(), negate(PrimitiveType.S32, (2,)), negate(PrimitiveType.F64, ())]
+    args = [[np.ones((2, 3), np.float32), np.array([1, -5, 0], np.float32)], [np.array([3, -4], np.int32)],
+            [np.float64(0.25)]]
+    first, second, third = fresh.execute_batch(list(zip(comps, args)))
+    assert fresh.compilations == 1  # one iree-compile run for the three
+    np.testing.assert_array_equal(first[0], [[2, 0, 1], [2, 0, 1]])
+    assert second[0].tolist() == [-3, 4] and third[0] == -0.25 and third[0].dtype == np.float64
+    assert len(list(tmp_path.glob("*.vmfb"))) == 1
+
+
+def test_execute_batch_item_that_does_not_compile_fails_alone(tmp_path):
+    fresh = IreeBackend(cache_dir=tmp_path)
+    c = XlaBuilder("rev_u8")
+    ops.Rev(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.U8, (2,)), "x"), (0,))
+    items = [(negate(PrimitiveType.S32, (2,)), [np.array([1, 2], np.int32)]), (c.build(), [np.array([1, 2], np.uint8)]),
+             (negate(PrimitiveType.F32, (1,)), [np.array([2], np.float32)]), (bias_relu(), [np.zeros((2, 3))])]
+    ok, failed, also_ok, wrong_arguments = fresh.execute_batch(items)
+    assert ok[0].tolist() == [-1, -2] and also_ok[0].tolist() == [-2]
+    assert isinstance(failed, ExecutionError) and "failed to legalize operation 'linalg.generic'" in str(failed)
+    assert isinstance(wrong_arguments, OpError)  # refused before compiling: one argument for two parameters
+    # the linked module, then each of the three alone; a second run of the failing one is not compiled again
+    assert fresh.compilations == 4
+    with pytest.raises(ExecutionError, match="linalg.generic"):
+        fresh.execute(items[1][0], items[1][1])
+    assert fresh.compilations == 4

@@ -18,7 +18,7 @@ import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
 from backend.backends import check_arguments, check_computation, check_replicas
-from backend.export import stablehlo_text, unsupported_reason
+from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason
 
 #: The compiler flags; part of the disk cache key (with the host CPU's identity). 64-bit floats stay 64-bit
 #: (IREE's default demotes them to f32, which would change results); code is generated for the host CPU (a
@@ -37,12 +37,18 @@ class IreeCompileError(RuntimeError):
     """iree-compile rejected the StableHLO; the message is its first error diagnostic."""
 
 
+#: A batch whose linked module fails to compile is split in two and each half compiled again, down to this
+#: size; the items of a smaller failing group run one by one (each compiled alone).
+SPLIT_BATCHES_DOWN_TO = 4
+
+
 class _Compiled:
-    __slots__ = ("function", "text")
+    __slots__ = ("error", "function", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.function: Any = None
+        self.error: IreeCompileError | None = None  # iree-compile's verdict on this computation alone (it is deterministic)
 
 
 class IreeBackend:
@@ -131,19 +137,30 @@ class IreeBackend:
             os.replace(f.name, path)  # atomic: parallel workers never read half a file
         return vmfb
 
+    def _functions(self, text: str, names: Sequence[str]) -> list[Any]:
+        """The named functions of the StableHLO module ``text``, compiled (or from the disk cache) and loaded."""
+        rt = self._rt
+        context = rt.SystemContext(config=self._config)
+        module = rt.VmModule.copy_buffer(context.instance, self._vmfb(text))
+        context.add_vm_module(module)
+        return [context.modules[module.name][name] for name in names]
+
     def _function(self, computation: XlaComputation) -> Any:
         entry = self._entry(computation)
+        if entry.error is not None:
+            raise entry.error
         if entry.function is None:
-            rt = self._rt
-            context = rt.SystemContext(config=self._config)
-            module = rt.VmModule.copy_buffer(context.instance, self._vmfb(entry.text))
-            context.add_vm_module(module)
-            entry.function = context.modules[module.name]["main"]
+            try:
+                entry.function = self._functions(entry.text, ["main"])[0]
+            except IreeCompileError as e:
+                entry.error = e
+                raise
         return entry.function
 
     # ---- run
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
+    def _checked(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int) -> list[Any]:
+        """The arguments as NumPy values, after refusing what this backend cannot run."""
         args = check_arguments(computation, arguments)
         if check_replicas(computation, replicas) != 1:
             raise UnsupportedError(self.name, computation.root_instruction.opcode,
@@ -151,21 +168,80 @@ class IreeBackend:
         reason = self.supports(computation)
         if reason is not None:
             raise UnsupportedError(self.name, computation.root_instruction.opcode, reason)
-        op = computation.root_instruction.opcode
+        return args
+
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
+        args = self._checked(computation, arguments, replicas)
         try:
             function = self._function(computation)
-            flat = [np.asarray(a, order="C") for a in _flatten(args)]
-            out = function(*flat)
         except (OpError, UnsupportedError, ExecutionError):
             raise
-        except Exception as e:  # a compile error, a runtime failure
-            raise ExecutionError(self.name, op, e) from e
+        except Exception as e:  # a compile error
+            raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+        return self._call(function, computation, args)
+
+    def _call(self, function: Any, computation: XlaComputation, args: Sequence[Any]) -> list[Any]:
+        try:
+            out = function(*[np.asarray(a, order="C") for a in _flatten(args)])
+        except Exception as e:  # a runtime failure
+            raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
         leaves = list(out) if isinstance(out, (tuple, list)) else [out]
         hosts = iter([np.asarray(v.to_host() if hasattr(v, "to_host") else v) for v in leaves])
         result_shape = computation.program_shape().result_shape()
         if result_shape.is_tuple():
             return [_rebuild(s, hosts) for s in result_shape.tuple_shapes()]
         return [_rebuild(result_shape, hosts)]
+
+    def execute_batch(self, items: Sequence[tuple[XlaComputation, Sequence[Any]]]) -> list[list[Any] | Exception]:
+        """Runs each ``(computation, arguments)`` pair; the computations not compiled yet are linked into one
+        module (``backend.export.link_stablehlo_modules``) and compiled with one ``iree-compile`` run, which
+        costs little more than compiling one of them. The results come in order; an item that fails gets
+        the exception it raised. When the linked module does not compile, each half of the batch is tried
+        again, and the items of a small failing group run one by one through ``execute`` (so a compile
+        failure is always the computation's own)."""
+        results: list[list[Any] | Exception | None] = [None] * len(items)
+        group: list[tuple[int, XlaComputation, list[Any]]] = []
+        for k, (computation, arguments) in enumerate(items):
+            try:
+                args = self._checked(computation, arguments, 1)
+                entry = self._entry(computation)
+            except Exception as e:  # refused, wrong arguments, an export failure: as execute() raises it
+                results[k] = e
+                continue
+            if entry.function is None and entry.error is None:
+                group.append((k, computation, args))
+        self._run_linked(group, results)
+        for k, (computation, arguments) in enumerate(items):
+            if results[k] is None:
+                results[k] = self._outcome(computation, arguments)
+        return results  # type: ignore[return-value]
+
+    def _outcome(self, computation: XlaComputation, arguments: Sequence[Any]) -> list[Any] | Exception:
+        try:
+            return self.execute(computation, arguments)
+        except Exception as e:  # noqa: BLE001 - the item's own failure is its result
+            return e
+
+    def _run_linked(self, group: list[tuple[int, XlaComputation, list[Any]]], results: list[Any]) -> None:
+        """Fills ``results`` for ``group``'s items from one linked module (from smaller groups when it does
+        not compile; a group too small to split is left to ``execute``)."""
+        if len(group) < 2:
+            return
+        names = [f"case{i}" for i in range(len(group))]
+        try:
+            text = link_stablehlo_modules([self._entry(computation).text for _, computation, _ in group], names)
+            functions = self._functions(text, names)
+        except Exception:  # noqa: BLE001 - smaller groups, then each item alone, report the failure
+            if len(group) > SPLIT_BATCHES_DOWN_TO:
+                half = len(group) // 2
+                self._run_linked(group[:half], results)
+                self._run_linked(group[half:], results)
+            return
+        for (k, computation, args), function in zip(group, functions):
+            try:
+                results[k] = self._call(function, computation, args)
+            except Exception as e:  # noqa: BLE001 - runner runs it again alone
+                results[k] = e
 
 
 def _leaves(shape: Shape) -> list[Shape]:
