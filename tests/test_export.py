@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from backend import OpError, PrimitiveType, Shape, UnsupportedError, XlaBuilder, get_backend, ops
-from backend.export import argument_specs, export, exported, main
+from backend.export import argument_specs, export, exported, link_stablehlo_modules, main, stablehlo_module
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -151,3 +151,24 @@ def test_multi_device_ops_are_refused_with_the_reason():
     ops.ReplicaId(c)
     with pytest.raises(UnsupportedError, match="ReplicaId exchanges data between replicas or partitions"):
         export(c.build())
+
+
+def test_several_computations_as_one_module_of_named_functions():
+    c = XlaBuilder("sorted")
+    ops.Sort([ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (3,)), "x")])
+    text = stablehlo_module([bias_relu(), pair_f64(), c.build()], ["relu", "pair", "sorted"])
+    public = re.findall(r"func\.func public @(\w+)\((.*?)\)", text)
+    assert public == [("relu", "%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>"), ("pair", "%arg0: tensor<3xf64>"),
+                      ("sorted", "%arg0: tensor<3xf32>")]
+    private = re.findall(r"func\.func private @(\w+)", text)
+    assert private and all(name.startswith(("relu__", "pair__", "sorted__")) for name in private)
+    called = set(re.findall(r"call @(\w+)", text))
+    assert called and called <= set(private) and "@main" not in text
+    assert text.startswith("module @linked attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}")
+
+
+@pytest.mark.parametrize("names", [["a"], ["a", "a"], ["a", "b__c"], ["a", "1b"], ["a", 2]])
+def test_linked_module_function_names_are_checked(names):
+    texts = [bias_relu().as_stablehlo_text()] * 2
+    with pytest.raises(OpError, match="distinct function names"):
+        link_stablehlo_modules(texts, names)
