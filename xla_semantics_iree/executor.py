@@ -26,6 +26,8 @@ from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_r
 COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=host")
 TARGET_BACKEND = "llvm-cpu"
 DRIVER = "local-task"
+_SOURCE_LINE = re.compile(r"<stdin>\"?:(\d+):\d+")
+_FUNCTION_START = re.compile(r"\s*func\.func (?:public|private) @case(\d+)(?:__|\()")
 _CUSTOM_CALL = re.compile(r"stablehlo\.custom_call\s+@([\w.$-]+)|call_target_name\s*=\s*\"([^\"]+)\"")
 
 
@@ -34,7 +36,12 @@ def default_cache_dir() -> Path:
 
 
 class IreeCompileError(RuntimeError):
-    """iree-compile rejected the StableHLO; the message is its first error diagnostic."""
+    """iree-compile rejected the StableHLO; the message is its first error diagnostic, ``lines`` the lines
+    of the module that its diagnostics point at."""
+
+    def __init__(self, message: str, lines: Sequence[int] = ()) -> None:
+        super().__init__(message)
+        self.lines = tuple(lines)
 
 
 #: A batch whose linked module fails to compile is split in two and each half compiled again, down to this
@@ -129,7 +136,7 @@ class IreeBackend:
             vmfb = bytes(compiler.compile_str(text, target_backends=[TARGET_BACKEND], input_type="stablehlo",
                                               extra_args=list(COMPILE_FLAGS)))
         except compiler.CompilerToolError as e:
-            raise IreeCompileError(_first_error(str(e))) from None
+            raise IreeCompileError(_first_error(str(e)), [int(n) for n in _SOURCE_LINE.findall(str(e))]) from None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as f:
@@ -223,16 +230,22 @@ class IreeBackend:
             return e
 
     def _run_linked(self, group: list[tuple[int, XlaComputation, list[Any]]], results: list[Any]) -> None:
-        """Fills ``results`` for ``group``'s items from one linked module (from smaller groups when it does
-        not compile; a group too small to split is left to ``execute``)."""
+        """Fills ``results`` for ``group``'s items from one linked module. When it does not compile, the
+        items whose functions iree-compile's diagnostics point at are left to ``execute`` and the others
+        linked again; without such a pointer the group is split in two (a group too small to split is
+        left to ``execute``)."""
         if len(group) < 2:
             return
         names = [f"case{i}" for i in range(len(group))]
+        text = ""
         try:
             text = link_stablehlo_modules([self._entry(computation).text for _, computation, _ in group], names)
             functions = self._functions(text, names)
-        except Exception:  # noqa: BLE001 - smaller groups, then each item alone, report the failure
-            if len(group) > SPLIT_BATCHES_DOWN_TO:
+        except Exception as e:  # noqa: BLE001 - smaller groups, then each item alone, report the failure
+            culprits = _functions_at(text, e.lines) if isinstance(e, IreeCompileError) else set()
+            if culprits:
+                self._run_linked([item for i, item in enumerate(group) if i not in culprits], results)
+            elif len(group) > SPLIT_BATCHES_DOWN_TO:
                 half = len(group) // 2
                 self._run_linked(group[:half], results)
                 self._run_linked(group[half:], results)
@@ -242,6 +255,19 @@ class IreeBackend:
                 results[k] = self._call(function, computation, args)
             except Exception as e:  # noqa: BLE001 - runner runs it again alone
                 results[k] = e
+
+
+def _functions_at(text: str, lines: Sequence[int]) -> set[int]:
+    """The indices ``i`` of the functions ``case<i>`` (and their helpers ``case<i>__*``) of a linked module
+    that hold the given (1-based) lines."""
+    starts = [(n, int(m.group(1))) for n, line in enumerate(text.splitlines(), 1)
+              if (m := _FUNCTION_START.match(line))]
+    found = set()
+    for line in lines:
+        owners = [i for start, i in starts if start <= line]
+        if owners:
+            found.add(owners[-1])
+    return found
 
 
 def _leaves(shape: Shape) -> list[Shape]:
