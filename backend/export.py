@@ -167,7 +167,11 @@ def link_stablehlo_modules(modules: Sequence[str], names: Sequence[str]) -> str:
     with jax_mlir.make_ir_context(), ir.Location.unknown():
         linked = ir.Module.create()
         for k, (text, name) in enumerate(zip(modules, names)):
-            module = ir.Module.parse(text)
+            try:
+                module = ir.Module.parse(text)
+            except Exception as e:  # an MLIR parse error (jax's printer has forms its parser rejects)
+                raise OpError(_EXPORTER, "modules", f"module {k} ('{name}') does not parse: {str(e)[:300]}",
+                              "modules", {"module": k}) from e
             own = module.operation.attributes
             attributes = {key: str(own[key]) for key in own if key != "sym_name"}
             if k == 0:

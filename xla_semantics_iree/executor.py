@@ -242,7 +242,10 @@ class IreeBackend:
             text = link_stablehlo_modules([self._entry(computation).text for _, computation, _ in group], names)
             functions = self._functions(text, names)
         except Exception as e:  # noqa: BLE001 - smaller groups, then each item alone, report the failure
-            culprits = _functions_at(text, e.lines) if isinstance(e, IreeCompileError) else set()
+            if isinstance(e, IreeCompileError):
+                culprits = _functions_at(text, e.lines)
+            else:  # a module link_stablehlo_modules could not read
+                culprits = {e.values["module"]} if isinstance(e, OpError) and "module" in e.values else set()
             if culprits:
                 self._run_linked([item for i, item in enumerate(group) if i not in culprits], results)
             elif len(group) > SPLIT_BATCHES_DOWN_TO:
