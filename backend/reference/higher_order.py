@@ -17,7 +17,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import UnsupportedError
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Holds
+from backend.reference.allowed import Allowed, Holds, none_of
 from backend.rules.higher_order import sort_dimension
 
 
@@ -47,6 +47,75 @@ def scan(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> tuple[n
             out[(slice(None),) * d + (step,)] = value
         carries = values[n:]
     return tuple(outputs) + tuple(carries)
+
+
+def _scan_folds(comp: Any, m: int, k: int, n: int) -> list[tuple[str, bool]] | None:
+    """Per input i, ``(reducer, inclusive)`` when ``to_apply`` is a running Add or Mul: m = n = k, carry i
+    becomes ``op(x_i, c_i)`` and output i is that new carry (inclusive) or ``c_i`` (exclusive); else ``None``."""
+    root, params = comp.root_instruction, comp.parameters
+    if not (m == n == k) or root.opcode != "Tuple" or len(root.operands) != 2 * m or len(params) != 2 * m:
+        return None
+    folds = []
+    for i in range(m):
+        new = comp.instruction(root.operands[m + i])
+        reducer = {"Add": "add", "Mul": "mul"}.get(new.opcode)
+        if reducer is None or sorted(new.operands) != sorted((params[i].id, params[m + i].id)):
+            return None
+        out = root.operands[i]
+        if out not in (new.id, params[m + i].id):
+            return None
+        folds.append((reducer, out == new.id))
+    return folds
+
+
+@implementation_defined("Scan")
+def scan_outcomes(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> dict[str, Allowed]:
+    """``reassociation``: with is_associative true and ``to_apply`` a running Add or Mul of a real float type
+    (see :func:`_scan_folds`), every output and final carry of such a fold, any association of the values it
+    combines (the init and the inputs visited so far) within Higham's bound of recursive summation
+    (``reassociation_allowed``, shared with Reduce and AllReduce)."""
+    from backend.reference.reduction import reassociation_allowed
+
+    k, d = len(inits), ctx.attr("scan_dimension")
+    n = len(ctx.shape.tuple_shapes()) - k
+    folds = _scan_folds(ctx.attr("to_apply"), len(inputs), k, n)
+    if ctx.attr("is_associative") is not True or folds is None:
+        return {}
+    size = inputs[0].shape[d]
+    masks: list[np.ndarray] = []
+    outcomes: list[Any] = []
+    for part in ("outputs", "carries"):
+        for i, (reducer, inclusive) in enumerate(folds):
+            x = inputs[i]
+            shape = x.shape if part == "outputs" else np.shape(inits[i])
+            if not etypes.is_float(etypes.dtype_to_etype(x.dtype)):
+                masks.append(np.zeros(shape, bool))
+                outcomes.append(none_of)
+                continue
+            with np.errstate(all="ignore"):
+                wide = np.moveaxis(x.astype(np.float64), d, 0)
+                init = np.asarray(inits[i]).astype(np.float64)
+                if ctx.attr("is_reverse"):
+                    wide = wide[::-1]
+                fold = np.cumsum if reducer == "add" else np.cumprod
+                exact = np.concatenate([init[None], init + fold(wide, axis=0) if reducer == "add"
+                                        else init * fold(wide, axis=0)])  # [size + 1, ...]: after 0..size steps
+                magnitude = np.concatenate([np.abs(init)[None], np.abs(init) + np.cumsum(np.abs(wide), axis=0)])
+            combined = np.arange(1, size + 2).reshape((-1,) + (1,) * init.ndim)  # the values in each fold
+            if part == "carries":
+                exact, magnitude, combined = exact[-1], magnitude[-1], combined[-1]
+            else:
+                taken = slice(1, None) if inclusive else slice(0, size)  # after the step, or before it
+                exact, magnitude, combined = exact[taken], magnitude[taken], combined[taken]
+                if ctx.attr("is_reverse"):
+                    exact, magnitude, combined = exact[::-1], magnitude[::-1], combined[::-1]
+                exact, magnitude = np.moveaxis(exact, 0, d), np.moveaxis(magnitude, 0, d)
+                combined = np.moveaxis(np.broadcast_to(combined, (size,) + init.shape), 0, d)
+            allowed = reassociation_allowed(reducer, x.dtype, combined, exact,
+                                            magnitude if reducer == "add" else None)
+            masks.append(np.broadcast_to(allowed.mask & (np.asarray(combined) >= 3), shape))
+            outcomes.append(allowed.outcomes["any_order"])
+    return {"reassociation": Allowed(tuple(masks), {"any_association": tuple(outcomes)})}
 
 
 def _less_matrix(ctx: Any, rows: list[np.ndarray]) -> np.ndarray:
