@@ -1,0 +1,72 @@
+"""Reference evaluators of the internal HLO instructions.
+
+Copy, Domain and AddDependency pass their operand's value on; Bitcast reads the operand's linear memory
+under the result's layout; Fusion and AsyncStart call their computation; the Start/Done pairs carry
+their result in the Start's tuple. A Start's ``u32[]`` context is opaque to the program: 0 here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed
+from backend.shape import bitcast_source_positions
+
+#: the context a Start gives (XLA's runtime keeps its own handle there; the program never reads it)
+CONTEXT = np.uint32(0)
+
+
+@evaluator("Copy", "Domain", "AsyncUpdate")
+def identity(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@evaluator("AddDependency")
+def add_dependency(ctx: Any, operand: Any, token: Any) -> Any:
+    return operand
+
+
+@evaluator("Bitcast")
+def bitcast(ctx: Any, operand: Any) -> np.ndarray:
+    positions = bitcast_source_positions(ctx.operand_shapes[0], ctx.shape)
+    padding = np.asarray([ctx.operand_shapes[0].layout().padding_value], dtype=operand.dtype)
+    return np.concatenate([np.asarray(operand).reshape(-1), padding])[positions]
+
+
+@evaluator("CopyStart")
+def copy_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return np.array(operand, copy=True), operand, CONTEXT
+
+
+@evaluator("CopyDone")
+def copy_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[0]
+
+
+@evaluator("AsyncDone")
+def async_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]
+
+
+@evaluator("Fusion")
+def fusion(ctx: Any, operands: list[Any]) -> Any:
+    return ctx.tail_call(ctx.attr("fused_computation"), operands)
+
+
+@evaluator("AsyncStart")
+def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
+    return tuple(operands), ctx.call(ctx.attr("computation"), operands), CONTEXT
+
+
+def _any_u32(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.ones(np.shape(actual), bool)
+
+
+@implementation_defined("CopyStart")
+def copy_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+    """``context``: the third element is the runtime's handle: any u32 value."""
+    return {"context": Allowed((np.zeros(np.shape(operand), bool), np.zeros(np.shape(operand), bool),
+                                np.ones((), bool)), {"any_u32": _any_u32})}
