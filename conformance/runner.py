@@ -65,7 +65,7 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
         return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
-    expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
+    expected = tuple_leaves(case.expected)
     outfeed: list[Any] = []
     outcome = _execute(case, backend, comp, args, len(expected), outfeed)
     if isinstance(outcome, Result):
@@ -76,7 +76,7 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
         if problem:
             return Result(case, FAILED, problem)
     root = comp.root_instruction
-    result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
+    result_shapes = _shape_leaves(root.shape)
     mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
@@ -144,6 +144,7 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
         return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
     if not isinstance(outputs, (list, tuple)):
         return Result(case, FAILED, f"execute() returned {type(outputs).__name__}, not a list of {n_expected} arrays")
+    outputs = tuple_leaves(tuple(outputs))  # a nested tuple result (AsyncStart's) compares leaf by leaf
     if len(outputs) != n_expected:
         return Result(case, FAILED, f"execute() returned {len(outputs)} outputs, expected {n_expected}")
     arrays = []
@@ -156,6 +157,15 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
             return Result(case, FAILED, f"output {i} is a {type(out).__name__}, not an array")
         arrays.append(arr)
     return arrays
+
+
+def tuple_leaves(value: Any) -> list[Any]:
+    """The arrays of a value, nested tuples flattened depth-first (an array: itself)."""
+    return [leaf for v in value for leaf in tuple_leaves(v)] if isinstance(value, tuple) else [value]
+
+
+def _shape_leaves(shape: Any) -> list[Any]:
+    return [leaf for s in shape.tuple_shapes() for leaf in _shape_leaves(s)] if shape.is_tuple() else [shape]
 
 
 def _exception_head(e: BaseException) -> str:

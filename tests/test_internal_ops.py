@@ -184,3 +184,28 @@ def test_docs_say_which_ops_are_executable():
     assert "| [Add](Add.md) | yes |" in index
     page = render_op(specs.get("RngGetAndUpdateState"))
     assert "*executable:* **no**" in page and "**Not executable:** its value is XLA's internal generator" in page
+
+
+def _golden_case(op: str, inputs: dict, expected, attrs: dict | None = None) -> object:
+    from conformance.cases import GOLDEN, Case
+    return Case(id=f"{op}/golden/test", op=op, kind=GOLDEN, inputs=inputs, attrs=attrs or {}, expected=expected,
+                implementation_defined="context")
+
+
+def test_a_start_context_may_be_any_u32_but_nothing_else_differs():
+    """The backend gives context 0: expected 7 is excused (any u32), a wrong copy is not."""
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    jax = get_backend("jax")
+    x = np.array([1, 2], np.int32)
+    copy = _golden_case("CopyStart", {"operand": x}, (x, x, np.uint32(7)))
+    assert run_case(copy, jax).status == IMPL_DEFINED
+    assert run_case(copy, jax, profile="xla").status == PASSED
+    wrong = _golden_case("CopyStart", {"operand": x}, (np.array([1, 3], np.int32), x, np.uint32(7)))
+    assert run_case(wrong, jax).status == FAILED
+    y = np.array([0.5], F32)
+    nested = _golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (y, x), np.uint32(3)),
+                          {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}})
+    assert run_case(nested, jax).status == IMPL_DEFINED
+    wrong = _golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (x, y), np.uint32(3)),
+                         {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}})
+    assert run_case(wrong, jax).status == FAILED

@@ -65,8 +65,23 @@ def _any_u32(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.ones(np.shape(actual), bool)
 
 
+def _leaf_shapes(shape: Any) -> list[Any]:
+    return [leaf for s in shape.tuple_shapes() for leaf in _leaf_shapes(s)] if shape.is_tuple() else [shape]
+
+
+def _context_outcomes(ctx: Any) -> dict[str, Allowed]:
+    """``context``: the result's last array (a Start's u32[] context) is the runtime's handle: any u32 value.
+    One mask per array of the result, nested tuples flattened depth-first."""
+    leaves = _leaf_shapes(ctx.shape)
+    masks = tuple(np.zeros(leaf.dimensions(), bool) for leaf in leaves[:-1]) + (np.ones((), bool),)
+    return {"context": Allowed(masks, {"any_u32": _any_u32})}
+
+
 @implementation_defined("CopyStart")
 def copy_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
-    """``context``: the third element is the runtime's handle: any u32 value."""
-    return {"context": Allowed((np.zeros(np.shape(operand), bool), np.zeros(np.shape(operand), bool),
-                                np.ones((), bool)), {"any_u32": _any_u32})}
+    return _context_outcomes(ctx)
+
+
+@implementation_defined("AsyncStart")
+def async_start_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    return _context_outcomes(ctx)
