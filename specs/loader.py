@@ -733,8 +733,9 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args),
                   not_executable=(top.get("not_executable") or "").strip())
     if spec.executable == bool(spec.not_executable):
-        raise ctx.fail("not_executable", "an op with 'executable: false' says why in 'not_executable' (and only "
-                       "such an op has one)", top, "not_executable" if spec.not_executable else "executable")
+        key = "not_executable" if spec.not_executable else "executable"
+        raise ctx.fail(key, "an op with 'executable: false' says why in 'not_executable' (and only such an op "
+                       "has one)", top, key)
     if forms and spec.call_forms:
         raise ctx.fail("call_forms", "an op with 'forms' (argument lists that differ) lists each signature there; "
                        "'call_forms' maps onto the one argument list of the others", top, "call_forms")
