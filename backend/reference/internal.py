@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed
+from backend.reference.allowed import Allowed, Within
+from backend.reference.control_flow import callee_outcomes
 from backend.shape import bitcast_source_positions
 
 #: the context a Start gives (XLA's runtime keeps its own handle there; the program never reads it)
@@ -84,4 +85,48 @@ def copy_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
 
 @implementation_defined("AsyncStart")
 def async_start_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
-    return _context_outcomes(ctx)
+    """``context`` as CopyStart's; ``callee`` as Call's, in the wrapped computation's result (an array result:
+    the leaf after the operands' leaves)."""
+    table = _context_outcomes(ctx)
+    state = ctx.shape.tuple_shapes()
+    if state[1].is_array():
+        result_ctx = _ResultView(ctx, state[1])
+        callee = callee_outcomes(result_ctx, ctx.attr("computation"), operands).get("callee")
+        if callee is not None:
+            table["callee"] = _at_leaf(callee, len(_leaf_shapes(state[0])), _leaf_shapes(ctx.shape))
+    return table
+
+
+class _ResultView:
+    """``ctx`` seen as the op computing only the wrapped computation's result (of ``shape``)."""
+
+    def __init__(self, ctx: Any, shape: Any) -> None:
+        self._ctx, self.shape = ctx, shape
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+
+def _never(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.zeros(np.shape(actual), bool)
+
+
+def _at_leaf(allowed: Allowed, leaf: int, leaves: list[Any]) -> Allowed:
+    """An Allowed over one array lifted to the array at position ``leaf`` of a tuple result of ``leaves``."""
+    def mask(m: Any) -> tuple[np.ndarray, ...]:
+        return tuple(np.broadcast_to(np.asarray(m, bool), s.dimensions()) if i == leaf
+                     else np.zeros(s.dimensions(), bool) for i, s in enumerate(leaves))
+
+    def outcome(o: Any) -> Any:
+        if isinstance(o, list):
+            return [outcome(x) for x in o]
+        if isinstance(o, Within):
+            return Within(mask(o.mask), outcome(o.outcome))
+        return tuple(o if i == leaf else _never for i in range(len(leaves)))
+    return Allowed(mask(allowed.mask), {name: outcome(o) for name, o in allowed.outcomes.items()})
+
+
+@implementation_defined("Fusion")
+def fusion_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    """``callee``: as Call's (the fused computation's root op's outcomes)."""
+    return callee_outcomes(ctx, ctx.attr("fused_computation"), operands)
