@@ -7,6 +7,8 @@ run Infeed and Outfeed also take ``infeed=[values]`` and ``outfeed=[]`` (a list 
 values are appended to; see :mod:`backend.host_io`). Built in: ``reference`` (NumPy, the oracle)
 and ``jax`` (lowered to ``jax.lax``, jit-compiled once per computation). Third-party backends
 plug in as ``module:attribute`` or through the ``xla_semantics.backends`` entry-point group.
+Optionally, ``info() -> dict`` (or an ``info`` dict) says what conformance reports record about
+the backend: ``version``, ``platform``, ``device`` and any other keys (kept as details).
 """
 
 from __future__ import annotations

@@ -223,9 +223,21 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
     return op_function
 
 
+def _value_functions() -> dict[str, Callable[..., Any]]:
+    """The xla_client ``ops`` functions that compute a value instead of building an op, with their one call form."""
+    from backend.rules.higher_order import ApproxTopKReductionOutputSize
+
+    out: dict[str, Callable[..., Any]] = {}
+    for function in (ApproxTopKReductionOutputSize,):
+        function.call_forms = (tuple(  # type: ignore[attr-defined]
+            (p.name, p.default is inspect.Parameter.empty) for p in inspect.signature(function).parameters.values()),)
+        out[function.__name__] = function
+    return out
+
+
 def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     import specs
-    out: dict[str, Callable[..., XlaOp]] = {}
+    out: dict[str, Callable[..., XlaOp]] = dict(_value_functions())
     for name, spec in specs.load_all().items():
         own = tuple(spec.forms.values()) if spec.forms else (None,)
         out[name] = _make(spec, name, (*own, *(f for f in spec.call_forms if f.name is None)))

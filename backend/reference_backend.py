@@ -47,6 +47,10 @@ class ReferenceBackend:
     def __init__(self) -> None:
         self._walker = RuntimeSizedWalker(self.name, EVALUATORS)
 
+    def info(self) -> dict[str, str]:
+        """What a conformance report records about this backend: NumPy on the host."""
+        return {"version": f"numpy {np.__version__}", "platform": "cpu", "device": "host"}
+
     def supports(self, computation: XlaComputation) -> str | None:
         for comp in [*check_computation(computation).subcomputations(), computation]:
             for inst in comp.instructions:

@@ -1,4 +1,5 @@
-"""``python -m conformance run --backend jax [--ops Add,Pow] [--report r.json] ...``;
+"""``python -m conformance run --backend jax [--ops Add,Pow] [--report r.json] [--xfails F] [--skips F] ...``;
+``python -m conformance report r.json --format html -o r.html``; ``python -m conformance compare OLD.json NEW.json``;
 ``python -m conformance coverage [--json] [--check] [--write-allowlist]``."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import specs
@@ -18,11 +20,14 @@ from conformance.cases import Case
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
 from conformance.journal import Journal, read_journal, result_from_record
+from conformance.manifest import SKIPPED, XFAIL, XPASS, Manifest, ManifestError, as_xfail, skipped
 from conformance.outcomes import PROFILES, SPEC
-from conformance.report import chosen_outcomes_text, scoreboard_text, write_json, write_junit, write_markdown
+from conformance.render import FORMATS, chosen_outcomes_text, render, scoreboard_text, stale_lines
+from conformance.report import ReportError, build_report, load_report
 from conformance.runner import FAILURES, Result, run_cases
 
-_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T"}
+_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T",
+          XFAIL: "x", XPASS: "X", SKIPPED: "s"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--report", help="write a JSON report to this path")
     run.add_argument("--junit", help="write a JUnit XML report to this path")
     run.add_argument("--markdown", help="write a Markdown report to this path")
+    run.add_argument("--html", help="write a self-contained HTML scoreboard to this path")
+    run.add_argument("--xfails", metavar="FILE",
+                     help="cases expected to fail: lines 'PATTERN REASON' (see conformance/manifest.py); a listed "
+                     "case that fails is xfail (not a failure), one that passes is xpass")
+    run.add_argument("--skips", metavar="FILE", help="cases not to run, same format; they are reported skipped")
     run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                      help="worker processes running cases (default: one per core)")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
@@ -50,6 +60,18 @@ def _parser() -> argparse.ArgumentParser:
                      help="skip the cases already in this results file and append the rest to it")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     run.add_argument("-v", "--verbose", action="store_true", help="print every failing case's reproduction")
+    rp = sub.add_parser("report", help="render a JSON report (from run --report) as HTML, Markdown, JUnit or text")
+    rp.add_argument("file", help="the JSON report")
+    rp.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    rp.add_argument("-o", "--output", help="write to this file (default: standard output)")
+    cmp = sub.add_parser("compare", help="what changed between two JSON reports; exit 1 if a case regressed",
+                         description="Pairs the cases of two JSON reports by id: regressed (fails in NEW, did "
+                         "not in OLD), fixed, other status changes, new and removed cases, per-op changes. "
+                         "Exit status: 0 no regression, 1 a regression, 2 a file is not a valid report.")
+    cmp.add_argument("old", help="the earlier JSON report")
+    cmp.add_argument("new", help="the later JSON report")
+    cmp.add_argument("--format", choices=("text", "md"), default="text", help="plain text (default) or Markdown")
+    cmp.add_argument("-o", "--output", help="write to this file (default: standard output)")
     sub.add_parser("list", help="list ops with specs and the available backends")
     fz = sub.add_parser("fuzz", help="differential search: random valid programs on the reference and a backend")
     fz.add_argument("--examples", type=int, default=200, help="how many programs to run")
@@ -102,6 +124,8 @@ def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("report", "compare"):
+        return _report_command(args)
     all_specs = specs.load_all()
     if args.command == "coverage":
         return _coverage(args, all_specs)
@@ -117,6 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if backend is None:
         return 2
     kinds = set(args.kinds.split(","))
+    try:
+        xfails = Manifest.read(args.xfails) if args.xfails else None
+        skips = Manifest.read(args.skips) if args.skips else None
+    except (OSError, ManifestError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     done = read_journal(args.resume) if args.resume else {}
     other = {r.get("backend") for r in done.values()} - {backend.name}
     if other:
@@ -128,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     journal_path = args.results or args.resume
     journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
+    started = datetime.now(UTC)
     start = time.perf_counter()
     results: list[Result] = []
     progress = _OpProgress(names, quiet=args.quiet)
@@ -135,11 +166,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def to_run() -> Iterator[Case]:
         for name in names:
-            cases = [c for c in cases_for(all_specs[name], args.seed) if c.kind in kinds]
+            every = cases_for(all_specs[name], args.seed)
+            cases = [c for c in every if c.kind in kinds]
+            for manifest in (xfails, skips):  # an entry matching a case of the run's ops is not stale
+                if manifest:
+                    manifest.note_cases(c.id for c in every)
             progress.expect(name, len(cases))
             for case in cases:
                 order[case.id] = len(order)
-                if case.id in done:
+                skip = skips.match(case.id) if skips else None
+                if skip:
+                    on_result(skipped(case, skip), record=False)
+                elif case.id in done:
                     on_result(result_from_record(case, done[case.id]), record=False)
                 else:
                     yield case
@@ -148,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(result)
         if journal and record:
             journal.append(result)
+        entry = xfails.match(result.case.id) if xfails else None
+        if entry:
+            result = as_xfail(result, entry)
+            results[-1] = result
         progress.add(result)
 
     try:
@@ -166,23 +208,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     results.sort(key=lambda r: order[r.case.id])
     seconds = time.perf_counter() - start
     failed = [r for r in results if r.status in FAILURES]
+    options = {"ops": [n.strip() for n in args.ops.split(",") if n.strip()] or None, "kinds": sorted(kinds),
+               "jobs": None if args.no_isolation else args.jobs,
+               "timeout": None if args.no_isolation else args.timeout, "isolation": not args.no_isolation}
+    manifests = {"xfails": xfails.summary(names) if xfails else None,
+                 "skips": skips.summary(names) if skips else None}
+    report = build_report(results, backend, seconds=seconds, seed=args.seed, profile=args.profile, options=options,
+                          started=started, manifests=manifests)
     print()
-    print(scoreboard_text(results))
-    if chosen_outcomes_text(results):
-        print("\n" + chosen_outcomes_text(results))
+    print(scoreboard_text(report))
+    if chosen_outcomes_text(report):
+        print("\n" + chosen_outcomes_text(report))
     print(f"\nbackend {backend.name}, profile {args.profile}: {len(results)} cases in {seconds:.1f} s "
-          "(. passed, F failed, C crashed, T timed out, u unsupported, i implementation-defined)")
+          "(. passed, F failed, C crashed, T timed out, u unsupported, i implementation-defined, "
+          "x xfail, X xpass, s skipped)")
+    for r in results:
+        if r.status == XPASS:
+            print(f"XPASS {r.case.id}: listed as xfail ({r.reason}) but passed")
+    for line in stale_lines(report):
+        print(f"warning: {line}", file=sys.stderr)
     for r in failed[: None if args.verbose else 10]:
         print(f"\n{r.status.upper()} {r.case.id}: {r.message}\n--- reproduction ---\n{r.reproduction}")
     if len(failed) > 10 and not args.verbose:
         print(f"\n... and {len(failed) - 10} more failures (use -v or --report)")
-    if args.report:
-        write_json(args.report, results, backend.name, seconds, args.seed, args.profile)
-    if args.junit:
-        write_junit(args.junit, results, backend.name, args.profile)
-    if args.markdown:
-        write_markdown(args.markdown, results, backend.name, seconds, args.profile)
+    for path, fmt in ((args.report, "json"), (args.junit, "junit"), (args.markdown, "md"), (args.html, "html")):
+        if path:
+            _write(path, render(report, fmt))
     return 1 if failed else 0
+
+
+def _write(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _report_command(args: argparse.Namespace) -> int:
+    """``report FILE --format F [-o OUT]`` and ``compare OLD NEW [--format text|md] [-o OUT]``."""
+    from conformance.report_diff import diff_reports, diff_text
+
+    try:
+        if args.command == "report":
+            _write(args.output, render(load_report(args.file), args.format))
+            return 0
+        diff = diff_reports(load_report(args.old), load_report(args.new))
+    except ReportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    _write(args.output, diff_text(diff, markdown=args.format == "md"))
+    return 1 if diff.regressed else 0
 
 
 class _OpProgress:

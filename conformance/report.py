@@ -1,124 +1,167 @@
-"""Reports: a per-op scoreboard (text and Markdown), JSON for machines, JUnit XML for CI."""
+"""The JSON report: one object (schema ``report_schema.json``, documented in docs/report_schema.md)
+from which every other format (conformance/render.py) and ``compare`` (conformance/report_diff.py) work."""
 
 from __future__ import annotations
 
 import json
+import os
 import platform
-import xml.etree.ElementTree as ET
+import subprocess
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
+from importlib import metadata
 from typing import Any
 
+from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.outcomes import SPEC
 from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
+from conformance.schema_check import validate
 
-STATUSES = (PASSED, FAILED, CRASHED, TIMED_OUT, UNSUPPORTED, IMPL_DEFINED)
-
-
-def scoreboard(results: list[Result]) -> dict[str, Counter]:
-    board: dict[str, Counter] = defaultdict(Counter)
-    for r in results:
-        board[r.case.op][r.status] += 1
-    return dict(sorted(board.items()))
+SCHEMA_VERSION = "1.0"
+SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_schema.json")
+STATUSES = (PASSED, FAILED, CRASHED, TIMED_OUT, UNSUPPORTED, IMPL_DEFINED, XFAIL, XPASS, SKIPPED)
+PACKAGE = "xla-semantics"
 
 
-def totals(results: list[Result]) -> Counter:
-    return Counter(r.status for r in results)
+class ReportError(ValueError):
+    """A file that is not a valid report (names the file and the violations)."""
 
 
-def chosen_outcomes(results: list[Result]) -> Counter:
-    """How many cases chose each implementation-defined outcome: {(op, id, outcome): cases}."""
-    return Counter((r.case.op, key, name) for r in results for key, c in r.chosen.items() for name in c)
-
-
-def chosen_outcomes_text(results: list[Result]) -> str:
-    chosen = chosen_outcomes(results)
-    if not chosen:
-        return ""
-    lines = ["implementation-defined outcomes chosen (op: id = outcome, cases):"]
-    lines += [f"  {op}: {key} = {name}, {n}" for (op, key, name), n in sorted(chosen.items())]
-    return "\n".join(lines)
-
-
-def scoreboard_text(results: list[Result]) -> str:
-    board = scoreboard(results)
-    width = max([len(op) for op in board] + [5])
-    head = f"{'op':<{width}}  {'cases':>5}  " + "  ".join(f"{s:>{max(6, len(s))}}" for s in STATUSES)
-
-    def row(name: str, c: Counter) -> str:
-        return f"{name:<{width}}  {sum(c.values()):>5}  " + "  ".join(f"{c[s]:>{max(6, len(s))}}" for s in STATUSES)
-
-    lines = [head, "-" * len(head)] + [row(op, c) for op, c in board.items()]
-    lines += ["-" * len(head), row("total", totals(results))]
-    return "\n".join(lines)
-
-
-def to_json(results: list[Result], backend: str, seconds: float, seed: int, profile: str = SPEC) -> dict[str, Any]:
-    import jax
-
+def build_report(results: list[Result], backend: Any, *, seconds: float, seed: int, profile: str = SPEC,
+                 options: dict[str, Any] | None = None, started: datetime | None = None,
+                 manifests: dict[str, dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """The report of one run; ``backend`` is the backend object (or just its name)."""
+    cases = [case_record(r) for r in results]
+    totals, ops = summarize(cases)
     return {
-        "backend": backend,
+        "schema_version": SCHEMA_VERSION,
+        "suite": suite_info(),
+        "backend": backend_info(backend),
         "profile": profile,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "seed": seed,
+        "options": dict(options or {}),
+        "started": (started or datetime.now(UTC)).isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
-        "environment": {"python": platform.python_version(), "jax": jax.__version__,
-                        "platform": platform.platform()},
-        "totals": dict(totals(results)),
-        "scoreboard": {op: dict(c) for op, c in scoreboard(results).items()},
-        "cases": [{"id": r.case.id, "op": r.case.op, "kind": r.case.kind, "status": r.status,
-                   "message": r.message, "seconds": round(r.seconds, 4),
-                   **({"chosen": r.chosen} if r.chosen else {}),
-                   **({"reproduction": r.reproduction} if r.reproduction else {})} for r in results],
+        "environment": {"python": platform.python_version(), "host": platform.platform(),
+                        "numpy": _version("numpy")},
+        "manifests": {"xfails": None, "skips": None, **(manifests or {})},
+        "totals": totals,
+        "ops": ops,
+        "cases": cases,
     }
 
 
-def write_json(path: str, results: list[Result], backend: str, seconds: float, seed: int,
-               profile: str = SPEC) -> None:
+def case_record(r: Result) -> dict[str, Any]:
+    case = r.case
+    name = case.id.removeprefix(f"{case.op}/{case.kind}/")
+    form = case.operand_form if case.id.endswith(f"/{case.operand_form}") else None
+    if form:
+        name = name.removesuffix(f"/{form}")
+    devices = getattr(case, "devices", None) or getattr(case, "replicas", None)
+    return {"id": case.id, "op": case.op, "kind": case.kind, "name": name,
+            **({"operand_form": form} if form else {}), **({"devices": int(devices)} if devices else {}),
+            "status": r.status, **({"outcome": r.outcome} if r.outcome else {}),
+            **({"reason": r.reason} if r.reason else {}),
+            "message": r.message, "seconds": round(r.seconds, 4),
+            **({"reproduction": r.reproduction} if r.reproduction else {}),
+            **({"chosen": r.chosen} if r.chosen else {})}
+
+
+def summarize(cases: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    """Totals by status and the per-op summary ``{op: {cases, seconds, counts}}`` (ops sorted)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    seconds: Counter = Counter()
+    for c in cases:
+        counts[c["op"]][c["status"]] += 1
+        seconds[c["op"]] += c["seconds"]
+    totals = Counter(c["status"] for c in cases)
+    ops = {op: {"cases": sum(counts[op].values()), "seconds": round(seconds[op], 4), "counts": _ordered(counts[op])}
+           for op in sorted(counts)}
+    return _ordered(totals), ops
+
+
+def _ordered(counter: Counter) -> dict[str, int]:
+    return {s: counter[s] for s in STATUSES if counter[s]}
+
+
+def failing(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cases that fail the run (failed, crashed, timed out; not xfail)."""
+    return [c for c in report["cases"] if c["status"] in FAILURES]
+
+
+def backend_info(backend: Any) -> dict[str, Any]:
+    """Name, version, platform and device of a backend, from its optional ``info()`` (or ``info`` dict).
+
+    Keys other than version/platform/device go under ``details``; a failing ``info()`` is recorded there.
+    """
+    info: dict[str, Any] = {"name": backend if isinstance(backend, str) else str(getattr(backend, "name", backend)),
+                            "version": None, "platform": None, "device": None}
+    declared = None if isinstance(backend, str) else getattr(backend, "info", None)
+    details: dict[str, Any] = {}
+    try:
+        declared = declared() if callable(declared) else declared
+    except Exception as e:  # a third-party backend's bug must not lose the report
+        declared, details["info_error"] = None, f"{type(e).__name__}: {e}"[:500]
+    if isinstance(declared, dict):
+        for key, value in declared.items():
+            if key in ("version", "platform", "device"):
+                info[key] = None if value is None else str(value)
+            else:
+                details[str(key)] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+    if details:
+        info["details"] = details
+    return info
+
+
+def suite_info() -> dict[str, Any]:
+    """The suite's package version and the git commit of its checkout (None outside one)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    commit = _git(root, "rev-parse", "HEAD")
+    status = _git(root, "status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"name": PACKAGE, "version": _version(PACKAGE), "commit": commit,
+            "dirty": None if status is None else bool(status)}
+
+
+def _git(root: str, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def schema() -> dict[str, Any]:
+    with open(SCHEMA_PATH) as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+def validate_report(report: Any) -> list[str]:
+    """The report's violations of the schema (empty: valid)."""
+    return validate(report, schema())
+
+
+def load_report(path: str) -> dict[str, Any]:
+    """A report read from ``path`` and checked against the schema, else a ReportError."""
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ReportError(f"{path}: cannot read a JSON report: {e}") from None
+    errors = validate_report(report)
+    if errors:
+        shown = "\n  ".join(errors[:10]) + (f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else "")
+        raise ReportError(f"{path} is not a conformance report of schema {SCHEMA_VERSION}:\n  {shown}")
+    return report  # type: ignore[no-any-return]
+
+
+def write_json(path: str, report: dict[str, Any]) -> None:
     with open(path, "w") as f:
-        json.dump(to_json(results, backend, seconds, seed, profile), f, indent=1)
-
-
-def write_junit(path: str, results: list[Result], backend: str, profile: str = SPEC) -> None:
-    suites = ET.Element("testsuites", name=f"conformance-{backend}-{profile}")
-    by_op: dict[str, list[Result]] = defaultdict(list)
-    for r in results:
-        by_op[r.case.op].append(r)
-    for op, rs in sorted(by_op.items()):
-        c = Counter(r.status for r in rs)
-        suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(rs)), failures=str(c[FAILED]),
-                              errors=str(c[CRASHED] + c[TIMED_OUT]), skipped=str(c[UNSUPPORTED] + c[IMPL_DEFINED]))
-        for r in rs:
-            tc = ET.SubElement(suite, "testcase", classname=f"{backend}.{op}", name=r.case.id,
-                               time=f"{r.seconds:.4f}")
-            if r.status == FAILED:
-                ET.SubElement(tc, "failure", message=r.message[:500]).text = r.reproduction
-            elif r.status in (CRASHED, TIMED_OUT):
-                ET.SubElement(tc, "error", type=r.status, message=r.message[:500]).text = r.reproduction
-            elif r.status in (UNSUPPORTED, IMPL_DEFINED):
-                ET.SubElement(tc, "skipped", message=f"{r.status}: {r.message[:500]}")
-    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def write_markdown(path: str, results: list[Result], backend: str, seconds: float, profile: str = SPEC) -> None:
-    board = scoreboard(results)
-    t = totals(results)
-    lines = [f"# Conformance: backend `{backend}`, profile `{profile}`", "",
-             f"{sum(t.values())} cases in {seconds:.1f} s: " + ", ".join(f"{t[s]} {s}" for s in STATUSES) + ".", "",
-             "| op | cases | " + " | ".join(STATUSES) + " |", "|---" * (len(STATUSES) + 2) + "|"]
-    for op, c in board.items():
-        lines.append(f"| {op} | {sum(c.values())} | " + " | ".join(str(c[s]) for s in STATUSES) + " |")
-    chosen = [r for r in results if r.status == IMPL_DEFINED]
-    if chosen:
-        lines += ["", "## Implementation-defined outcomes chosen", ""]
-        lines += ["| op | id | outcome | cases |", "|---|---|---|---|"]
-        lines += [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen_outcomes(results).items())]
-        lines += [""] + [f"- `{r.case.id}`: {r.message}" for r in chosen]
-    failed = [r for r in results if r.status == FAILED]
-    failed = [r for r in results if r.status in FAILURES]
-    if failed:
-        lines += ["", "## Failures", ""]
-        for r in failed:
-            lines += [f"### {r.case.id} ({r.status})", "", r.message, "", "```python", r.reproduction, "```", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        json.dump(report, f, indent=1)
+        f.write("\n")

@@ -32,6 +32,8 @@ class Result:
     reproduction: str = ""
     seconds: float = 0.0
     chosen: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # id -> {outcome: elements}
+    outcome: str = ""  # set by an xfail manifest (conformance/manifest.py): the status before it applied
+    reason: str = ""  # the xfail or skip manifest entry's reason
 
 
 def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:

@@ -159,7 +159,7 @@ def test_cli_reports_and_exit_code(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Add" in proc.stdout and "total" in proc.stdout
     data = json.loads(report.read_text())
-    assert data["backend"] == "reference" and data["totals"]["passed"] == len(data["cases"])
+    assert data["backend"]["name"] == "reference" and data["totals"]["passed"] == len(data["cases"])
     assert Counter(c["op"] for c in data["cases"]) == {"Add": len(data["cases"])}
     assert "<testsuite" in junit.read_text() and "| Add |" in md.read_text()
 

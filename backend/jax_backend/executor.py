@@ -81,6 +81,12 @@ class JaxBackend:
     def platform(self) -> str:
         return (self._device or jax.devices()[0]).platform
 
+    def info(self) -> dict[str, str]:
+        """What a conformance report records about this backend: jax's version and the device."""
+        device = self._device or jax.devices()[0]
+        return {"version": jax.__version__, "platform": device.platform, "device": device.device_kind,
+                "devices": str(jax.device_count())}
+
     def supports(self, computation: XlaComputation) -> str | None:
         check_computation(computation)
         for comp, inst in ((c, i) for c in (*computation.subcomputations(), computation) for i in c.instructions):

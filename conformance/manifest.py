@@ -1,0 +1,121 @@
+"""xfail and skip manifests: case id patterns, each with a reason (``--xfails FILE``, ``--skips FILE``).
+
+Format: one entry per line, ``PATTERN REASON``: the pattern (no spaces) is a glob over case ids
+(``*`` matches any text, ``/`` included; ``?`` one character; ``[...]`` a set) and matches a case
+when it matches the whole id or a ``/``-separated prefix of it: ``Pad`` names every Pad case,
+``Pad/golden`` its golden cases, ``*/generated/f64`` every generated f64 case,
+``Sort/golden/stable/param`` one case. The reason, the rest of the line, is required. Blank lines
+and lines starting with ``#`` are ignored::
+
+    # xfails for mybackend
+    Cbrt/generated/bf16   cube root of bf16 rounds differently (issue 12)
+    Sort/golden/stable    our sort is not stable
+
+An entry whose pattern matches no case of the ops a run covers is stale: the run warns about it
+and records it in the JSON report (``manifests``). Entries whose op part is a plain op name the run
+did not cover are not checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+from collections.abc import Iterable
+
+from conformance.cases import Case
+from conformance.runner import FAILURES, PASSED, Result
+
+_GLOB = re.compile(r"[*?\[]")
+#: Statuses a manifest gives: an xfail-listed case that failed (XFAIL) or passed (XPASS), a skip-listed case
+#: that was not run (SKIPPED). The case's own status stays in the report as its ``outcome``.
+XFAIL, XPASS, SKIPPED = "xfail", "xpass", "skipped"
+
+
+class ManifestError(ValueError):
+    """A manifest line that is not ``PATTERN REASON`` (names the file and line)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    pattern: str
+    reason: str
+    line: int
+
+    def matches(self, case_id: str) -> bool:
+        return fnmatch.fnmatchcase(case_id, self.pattern) or fnmatch.fnmatchcase(case_id, self.pattern + "/*")
+
+    @property
+    def op(self) -> str | None:
+        """The op the pattern names, or None when its op part is a glob."""
+        head = self.pattern.split("/", 1)[0]
+        return None if _GLOB.search(head) else head
+
+    def record(self) -> dict[str, object]:
+        return {"pattern": self.pattern, "reason": self.reason, "line": self.line}
+
+
+class Manifest:
+    """The entries of one manifest file, and which of them matched a case."""
+
+    def __init__(self, path: str, entries: list[Entry]) -> None:
+        self.path = path
+        self.entries = entries
+        self.used: set[Entry] = set()
+
+    @classmethod
+    def read(cls, path: str) -> Manifest:
+        with open(path) as f:
+            return cls.parse(f.read(), path)
+
+    @classmethod
+    def parse(cls, text: str, path: str = "<manifest>") -> Manifest:
+        entries = []
+        for number, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            pattern, *rest = re.split(r"\s+", line, maxsplit=1)
+            reason = rest[0].strip() if rest else ""
+            if not reason:
+                raise ManifestError(f"{path}:{number}: '{pattern}' has no reason (write 'PATTERN REASON')")
+            entries.append(Entry(pattern, reason, number))
+        return cls(path, entries)
+
+    def match(self, case_id: str) -> Entry | None:
+        """The first entry matching ``case_id`` (every matching entry is marked as used)."""
+        found = None
+        for entry in self.entries:
+            if entry.matches(case_id):
+                self.used.add(entry)
+                found = found or entry
+        return found
+
+    def note_cases(self, case_ids: Iterable[str]) -> None:
+        """Mark the entries matching these ids as used (cases of the run's ops that it did not run)."""
+        for case_id in case_ids:
+            self.match(case_id)
+
+    def stale(self, ops: Iterable[str]) -> list[Entry]:
+        """The entries that matched no case, leaving out those naming an op outside ``ops``."""
+        covered = set(ops)
+        return [e for e in self.entries if e not in self.used and (e.op is None or e.op in covered)]
+
+    def summary(self, ops: Iterable[str]) -> dict[str, object]:
+        return {"path": self.path, "entries": len(self.entries), "stale": [e.record() for e in self.stale(ops)]}
+
+    def warnings(self, kind: str, ops: Iterable[str]) -> list[str]:
+        return [f"warning: {kind} {self.path}:{e.line}: '{e.pattern}' matches no case (stale entry; remove it)"
+                for e in self.stale(ops)]
+
+
+def as_xfail(result: Result, entry: Entry) -> Result:
+    """``result`` of a case an xfail entry lists: XFAIL if it failed, XPASS if it passed; other
+    statuses (unsupported, impl-defined) stay, with the entry's reason attached."""
+    status = XFAIL if result.status in FAILURES else XPASS if result.status == PASSED else result.status
+    outcome = result.status if status != result.status else ""
+    return dataclasses.replace(result, status=status, outcome=outcome, reason=entry.reason)
+
+
+def skipped(case: Case, entry: Entry) -> Result:
+    return Result(case, SKIPPED, f"skipped: {entry.reason}", reason=entry.reason)

@@ -1,0 +1,214 @@
+"""Renderings of a JSON report (conformance/report.py): a text scoreboard, Markdown, JUnit XML and a
+self-contained HTML scoreboard. Each takes the report object only, so a saved report renders the same."""
+
+from __future__ import annotations
+
+import html
+import json
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from typing import Any
+
+from conformance.manifest import SKIPPED, XFAIL, XPASS
+from conformance.report import STATUSES
+from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED
+
+FORMATS = ("text", "md", "junit", "html", "json")
+#: The statuses every scoreboard shows; the manifest ones only when some case has them.
+_CORE = (STATUSES[:6])
+
+
+def columns(report: dict[str, Any]) -> tuple[str, ...]:
+    return _CORE + tuple(s for s in (XFAIL, XPASS, SKIPPED) if s in report["totals"])
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format '{fmt}': expected one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        return json.dumps(report, indent=1) + "\n"
+    return {"text": scoreboard_text, "md": markdown, "junit": junit, "html": html_page}[fmt](report)
+
+
+def headline(report: dict[str, Any]) -> str:
+    b, s = report["backend"], report["suite"]
+    where = ", ".join(x for x in (b.get("version") and f"version {b['version']}", b.get("platform"),
+                                  b.get("device")) if x)
+    commit = f" at {s['commit'][:12]}{' (modified)' if s.get('dirty') else ''}" if s.get("commit") else ""
+    return (f"backend {b['name']}{f' ({where})' if where else ''}; suite {s['name']} {s.get('version') or '?'}"
+            f"{commit}; profile {report['profile']}, seed {report['seed']}; started {report['started']}, "
+            f"{report['seconds']:.1f} s")
+
+
+def totals_line(report: dict[str, Any]) -> str:
+    t = report["totals"]
+    return f"{sum(t.values())} cases: " + ", ".join(f"{t.get(s, 0)} {s}" for s in columns(report))
+
+
+def chosen_outcomes(report: dict[str, Any]) -> Counter:
+    """How many cases chose each implementation-defined outcome: {(op, id, outcome): cases}."""
+    return Counter((c["op"], key, name) for c in report["cases"] for key, chosen in c.get("chosen", {}).items()
+                   for name in chosen)
+
+
+def chosen_outcomes_text(report: dict[str, Any]) -> str:
+    chosen = chosen_outcomes(report)
+    if not chosen:
+        return ""
+    lines = ["implementation-defined outcomes chosen (op: id = outcome, cases):"]
+    lines += [f"  {op}: {key} = {name}, {n}" for (op, key, name), n in sorted(chosen.items())]
+    return "\n".join(lines)
+
+
+def stale_lines(report: dict[str, Any]) -> list[str]:
+    return [f"{kind} {m['path']}:{e['line']}: '{e['pattern']}' matches no case (stale entry)"
+            for kind, m in report["manifests"].items() if m for e in m["stale"]]
+
+
+def scoreboard_text(report: dict[str, Any]) -> str:
+    cols = columns(report)
+    width = max([len(op) for op in report["ops"]] + [5])
+    head = f"{'op':<{width}}  {'cases':>5}  " + "  ".join(f"{s:>{max(6, len(s))}}" for s in cols)
+
+    def row(name: str, counts: dict[str, int]) -> str:
+        return (f"{name:<{width}}  {sum(counts.values()):>5}  "
+                + "  ".join(f"{counts.get(s, 0):>{max(6, len(s))}}" for s in cols))
+
+    lines = [head, "-" * len(head)] + [row(op, o["counts"]) for op, o in report["ops"].items()]
+    return "\n".join(lines + ["-" * len(head), row("total", report["totals"])])
+
+
+def markdown(report: dict[str, Any]) -> str:
+    cols = columns(report)
+    lines = [f"# Conformance: backend `{report['backend']['name']}`, profile `{report['profile']}`", "",
+             headline(report) + ".", "", totals_line(report) + ".", "",
+             "| op | cases | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
+    lines += [f"| {op} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
+              for op, o in report["ops"].items()]
+    chosen = chosen_outcomes(report)
+    if chosen:
+        lines += ["", "## Implementation-defined outcomes chosen", "", "| op | id | outcome | cases |",
+                  "|---|---|---|---|"] + [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen.items())]
+        lines += [""] + [f"- `{c['id']}`: {c['message']}" for c in report["cases"] if c["status"] == IMPL_DEFINED]
+    xpassed = [c for c in report["cases"] if c["status"] == XPASS]
+    if xpassed:
+        lines += ["", "## Passed, but listed as xfail (xpass)", ""] + [f"- `{c['id']}`: {c['reason']}" for c in xpassed]
+    if stale_lines(report):
+        lines += ["", "## Stale manifest entries", ""] + [f"- {line}" for line in stale_lines(report)]
+    failed = [c for c in report["cases"] if c["status"] in FAILURES]
+    if failed:
+        lines += ["", "## Failures", ""]
+        for c in failed:
+            lines += [f"### {c['id']} ({c['status']})", "", c["message"], "", "```python", c.get("reproduction", ""),
+                      "```", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def junit(report: dict[str, Any]) -> str:
+    """JUnit XML: one testsuite per op; failed is a failure, crashed and timed out are errors,
+    unsupported / impl-defined / xfail / skipped are skipped (with the status in the message)."""
+    name = report["backend"]["name"]
+    suites = ET.Element("testsuites", name=f"conformance-{name}-{report['profile']}",
+                        tests=str(len(report["cases"])), time=f"{report['seconds']:.3f}")
+    by_op: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in report["cases"]:
+        by_op[c["op"]].append(c)
+    for op, cases in by_op.items():
+        n = Counter(c["status"] for c in cases)
+        suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(cases)), failures=str(n[FAILED]),
+                              errors=str(n[CRASHED] + n[TIMED_OUT]), time=f"{report['ops'][op]['seconds']:.4f}",
+                              skipped=str(sum(n[s] for s in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED))))
+        for c in cases:
+            tc = ET.SubElement(suite, "testcase", classname=f"{name}.{op}", name=c["id"], time=f"{c['seconds']:.4f}")
+            message = c["message"][:500]
+            if c["status"] == FAILED:
+                ET.SubElement(tc, "failure", message=message).text = c.get("reproduction", "")
+            elif c["status"] in (CRASHED, TIMED_OUT):
+                ET.SubElement(tc, "error", type=c["status"], message=message).text = c.get("reproduction", "")
+            elif c["status"] in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED):
+                ET.SubElement(tc, "skipped", message=f"{c['status']}: {c.get('reason') or message}"[:500])
+            elif c["status"] == XPASS:
+                ET.SubElement(tc, "system-out").text = f"xpass: listed as xfail ({c['reason']}) but passed"
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.4em;margin:0 0 .3em}
+.meta{color:#555;margin:.2em 0}
+table{border-collapse:collapse;margin-top:.8em;width:100%}
+th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right;vertical-align:top}
+th{background:#f3f3f3;cursor:pointer;user-select:none;position:sticky;top:0}
+th:first-child,td:first-child,td.detail{text-align:left}
+td.zero{color:#bbb}
+tr.bad td:first-child{border-left:4px solid #c62828}
+tr.ok td:first-child{border-left:4px solid #2e7d32}
+tr.other td:first-child{border-left:4px solid #f9a825}
+td.passed{color:#2e7d32}td.failed,td.crashed,td.timed-out,td.xpass{color:#c62828;font-weight:bold}
+pre{background:#f7f7f7;padding:6px;overflow-x:auto;white-space:pre-wrap;max-height:30em}
+details>summary{cursor:pointer}
+.controls{margin:.8em 0}.controls input[type=search]{width:20em;padding:3px}
+.warn{color:#b45309}
+"""
+
+_JS = """
+const table=document.getElementById('board'),body=table.tBodies[0];
+const filter=document.getElementById('filter'),onlyBad=document.getElementById('only-bad');
+function apply(){const q=filter.value.toLowerCase();
+ for(const r of body.rows){const show=r.dataset.op.toLowerCase().includes(q)&&(!onlyBad.checked||r.classList.contains('bad'));
+  r.style.display=show?'':'none';}}
+filter.addEventListener('input',apply);onlyBad.addEventListener('change',apply);
+let dir={};
+for(const [i,th] of [...table.tHead.rows[0].cells].entries()){th.addEventListener('click',()=>{
+ dir[i]=-(dir[i]||-1);const rows=[...body.rows];
+ rows.sort((a,b)=>{const x=a.cells[i].dataset.v,y=b.cells[i].dataset.v;
+  const c=(i===0)?x.localeCompare(y):(parseFloat(x)-parseFloat(y));return c*dir[i];});
+ rows.forEach(r=>body.appendChild(r));});}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _case_details(c: dict[str, Any]) -> str:
+    body = f"<pre>{_e(c['message'])}</pre>" if c["message"] else ""
+    if c.get("reproduction"):
+        body += f"<pre>{_e(c['reproduction'])}</pre>"
+    return f"<details class='case'><summary><code>{_e(c['id'])}</code> {_e(c['status'])}</summary>{body}</details>"
+
+
+def html_page(report: dict[str, Any]) -> str:
+    cols = columns(report)
+    noted = set(FAILURES) | {XPASS}
+    by_op: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in report["cases"]:
+        if c["status"] in noted:
+            by_op[c["op"]].append(c)
+    head = "".join(f"<th>{_e(h)}</th>" for h in ("op", "cases", *cols, "seconds", "failures"))
+    rows = []
+    for op, o in report["ops"].items():
+        counts = o["counts"]
+        bad = any(counts.get(s) for s in (*FAILURES, XPASS))
+        kind = "bad" if bad else "ok" if counts.get("passed", 0) == o["cases"] else "other"
+        cells = [f"<td data-v='{_e(op)}'>{_e(op)}</td>", f"<td data-v='{o['cases']}'>{o['cases']}</td>"]
+        cells += [f"<td data-v='{counts.get(s, 0)}' class='{_e(s.replace(' ', '-')) if counts.get(s) else 'zero'}'>"
+                  f"{counts.get(s, 0)}</td>" for s in cols]
+        cells.append(f"<td data-v='{o['seconds']}'>{o['seconds']:.2f}</td>")
+        listed = by_op.get(op, [])
+        detail = (f"<details><summary>{len(listed)} case{'s' if len(listed) != 1 else ''}</summary>"
+                  + "".join(_case_details(c) for c in listed) + "</details>") if listed else ""
+        cells.append(f"<td class='detail' data-v='{len(listed)}'>{detail}</td>")
+        rows.append(f"<tr class='{kind}' data-op='{_e(op)}'>{''.join(cells)}</tr>")
+    warnings = "".join(f"<p class='warn'>{_e(line)}</p>" for line in stale_lines(report))
+    title = f"Conformance: {report['backend']['name']} ({report['profile']})"
+    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
+            f"<style>{_CSS}</style></head><body>\n<h1>{_e(title)}</h1>\n"
+            f"<p class='meta'>{_e(headline(report))}</p>\n<p class='meta' id='totals'>{_e(totals_line(report))}</p>\n"
+            f"{warnings}<div class='controls'><input type='search' id='filter' placeholder='filter ops'> "
+            "<label><input type='checkbox' id='only-bad'> only ops with failures</label> "
+            "(click a column header to sort)</div>\n"
+            f"<table id='board'><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows)
+            + f"\n</tbody></table>\n<script>{_JS}</script>\n</body></html>\n")
