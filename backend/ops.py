@@ -87,6 +87,8 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
         group = shapes[a.name] if a.kind == "operands" else [shapes[a.name]]
         for k, s in enumerate(group):
             label = f"{a.name}[{k}]" if a.kind == "operands" else a.name
+            if spec.tuple_operands and s.is_tuple() and s.tuple_shapes() and all(x.is_array() for x in s.tuple_shapes()):
+                s = _tuple_element(spec, label, s, a.name)  # a tuple of arrays of one type (AllReduce's operand)
             et = s.element_type()
             if not s.is_array() or et not in allowed:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
@@ -99,6 +101,16 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
                               f"element type, got {etypes.short_name(seen[key][1])} and "
                               f"{etypes.short_name(et)}", a.name)
             seen.setdefault(key, (label, et))
+
+
+def _tuple_element(spec: Any, label: str, shape: Any, arg: str) -> Any:
+    """The first array of a tuple operand whose arrays must share one element type."""
+    leaves = shape.tuple_shapes()
+    kinds = {x.element_type() for x in leaves}
+    if len(kinds) > 1:
+        raise OpError(spec.name, spec.type_constraint, f"the arrays of the tuple '{label}' must have one element type, "
+                      f"got {shape}", arg, {arg: str(shape)})
+    return leaves[0]
 
 
 def _normalize_attributes(spec: Any, bound: dict[str, Any], progress: list[int] | None = None) -> dict[str, Any]:
@@ -164,7 +176,7 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
-    ctx = OpContext(spec, builder, shapes, attrs)
+    ctx = OpContext(spec, builder, shapes, attrs, {a.name: bound[a.name] for a in operand_args})
     rule = SHAPE_RULES.get(spec.shape_rule)
     if rule is None:
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")
