@@ -165,7 +165,7 @@ def test_collective_start_shapes_and_errors():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_not_executable_ops_build_but_do_not_run(backend):
+def test_rng_state_builds_but_does_not_run(backend):
     b = XlaBuilder("rng")
     state = ops.RngGetAndUpdateState(b, 8)
     assert str(b.get_shape(state)) == "u64[2]"
@@ -209,3 +209,37 @@ def test_a_start_context_may_be_any_u32_but_nothing_else_differs():
     wrong = _golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (x, y), np.uint32(3)),
                          {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}})
     assert run_case(wrong, jax).status == FAILED
+
+
+def _add_computation(etype) -> object:
+    scalar = Shape.array_shape(etype, ())
+    return _binary("add", scalar, ops.Add)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_collective_start_done_pairs_run_as_their_collectives(backend):
+    """Four replicas holding [d, 10 d] (d the replica): AllReduce's sum is [6, 60]; AllGather's concatenation
+    [0, 0, 1, 10, 2, 20, 3, 30]; the permute 0->1, 1->2, 2->0 gives 0 replica 2's, 1 replica 0's, 2 replica 1's,
+    and replica 3 (no target) zeros."""
+    b = XlaBuilder("pairs")
+    x = ops.Parameter(b, 0, Shape.array_shape(np.int32, (2,)), "x")
+    reduced = ops.AllReduceDone(ops.AllReduceStart(x, _add_computation(np.int32)))
+    gathered = ops.AllGatherDone(ops.AllGatherStart(x, 0, 4))
+    permuted = ops.CollectivePermuteDone(ops.CollectivePermuteStart(x, [[0, 1], [1, 2], [2, 0]]))
+    ops.Tuple(b, [reduced, gathered, permuted])
+    per_device = [[np.array([d, 10 * d], np.int32)] for d in range(4)]
+    results = get_backend(backend).execute(b.build(), per_device, replicas=4)
+    received = [[2, 20], [0, 0], [1, 10], [0, 0]]
+    for d, (r, g, p) in enumerate(results):
+        np.testing.assert_array_equal(r, [6, 60])
+        np.testing.assert_array_equal(g, [0, 0, 1, 10, 2, 20, 3, 30])
+        np.testing.assert_array_equal(p, received[d])
+
+
+def test_collective_start_execute_time_group_errors_are_op_errors():
+    """shard_count 2 with 4 replicas in one group: the composed AllGather's execute-time check."""
+    b = XlaBuilder("bad_groups")
+    ops.AllGatherDone(ops.AllGatherStart(ops.Parameter(b, 0, Shape.array_shape(F32, (1,)), "x"), 0, 2))
+    with pytest.raises(OpError) as e:
+        get_backend("reference").execute(b.build(), [[np.zeros(1, F32)] for _ in range(4)], replicas=4)
+    assert "shard_count" in str(e.value)

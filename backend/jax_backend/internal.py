@@ -7,7 +7,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from backend.jax_backend import lowering
+from backend.collective_view import collective_result
+from backend.jax_backend import LOWERINGS, lowering
 from backend.shape import bitcast_source_positions
 
 
@@ -55,3 +56,28 @@ def fusion(ctx: Any, operands: list[Any]) -> Any:
 @lowering("AsyncStart")
 def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
     return tuple(operands), ctx.call(ctx.attr("computation"), operands), _context()
+
+
+@lowering("AllReduceStart")
+def all_reduce_start(ctx: Any, operand: Any) -> Any:
+    return collective_result(LOWERINGS, ctx, operand)
+
+
+@lowering("AllGatherStart")
+def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(LOWERINGS, ctx, operand)
+
+
+@lowering("CollectivePermuteStart")
+def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(LOWERINGS, ctx, operand), _context(), _context()
+
+
+@lowering("AllReduceDone")
+def all_reduce_done(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@lowering("AllGatherDone", "CollectivePermuteDone")
+def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]

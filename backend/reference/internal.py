@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from backend.reference import evaluator, implementation_defined
+from backend.collective_view import collective_result
+from backend.reference import EVALUATORS, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within
 from backend.reference.control_flow import callee_outcomes
 from backend.shape import bitcast_source_positions
@@ -70,11 +71,11 @@ def _leaf_shapes(shape: Any) -> list[Any]:
     return [leaf for s in shape.tuple_shapes() for leaf in _leaf_shapes(s)] if shape.is_tuple() else [shape]
 
 
-def _context_outcomes(ctx: Any) -> dict[str, Allowed]:
-    """``context``: the result's last array (a Start's u32[] context) is the runtime's handle: any u32 value.
-    One mask per array of the result, nested tuples flattened depth-first."""
+def _context_outcomes(ctx: Any, count: int = 1) -> dict[str, Allowed]:
+    """``context``: the result's last ``count`` arrays (a Start's u32[] contexts) are the runtime's handles: any
+    u32 value. One mask per array of the result, nested tuples flattened depth-first."""
     leaves = _leaf_shapes(ctx.shape)
-    masks = tuple(np.zeros(leaf.dimensions(), bool) for leaf in leaves[:-1]) + (np.ones((), bool),)
+    masks = tuple(np.zeros(leaf.dimensions(), bool) for leaf in leaves[:-count]) + (np.ones((), bool),) * count
     return {"context": Allowed(masks, {"any_u32": _any_u32})}
 
 
@@ -130,3 +131,34 @@ def _at_leaf(allowed: Allowed, leaf: int, leaves: list[Any]) -> Allowed:
 def fusion_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
     """``callee``: as Call's (the fused computation's root op's outcomes)."""
     return callee_outcomes(ctx, ctx.attr("fused_computation"), operands)
+
+
+# -- the collective Start/Done pairs: the collective's own evaluator, in the Start's tuple ----------------
+@evaluator("AllReduceStart")
+def all_reduce_start(ctx: Any, operand: Any) -> Any:
+    return collective_result(EVALUATORS, ctx, operand)
+
+
+@evaluator("AllGatherStart")
+def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(EVALUATORS, ctx, operand)
+
+
+@evaluator("CollectivePermuteStart")
+def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(EVALUATORS, ctx, operand), CONTEXT, CONTEXT
+
+
+@implementation_defined("CollectivePermuteStart")
+def collective_permute_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+    return _context_outcomes(ctx, count=2)
+
+
+@evaluator("AllReduceDone")
+def all_reduce_done(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@evaluator("AllGatherDone", "CollectivePermuteDone")
+def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]
