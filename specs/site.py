@@ -1,0 +1,196 @@
+"""Build the documentation site (mkdocs-material): one page per op with its examples and support, an index by
+family, search, the porting guide, the conformance suite's guide, the report schema and a support matrix.
+
+    python -m specs.site build [--out build/site] [--reports reports]
+    python -m specs.site screenshots [--site build/site] [--out docs/screenshots]
+
+``build`` writes the Markdown and an ``mkdocs.yml`` into ``<out>-src/`` and runs ``mkdocs build --strict``, so a
+broken link or a page missing from the navigation is an error. The site works from ``file://`` too (the
+``offline`` plugin keeps search working without a server). Needs the ``docs`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from backend import xla_client_surface
+from conformance.render import html_page
+from conformance.report import SCHEMA_PATH
+from specs import support_matrix
+from specs.docs import render_index, render_op
+from specs.loader import OpSpec, load_all
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+REPORT_SCHEMA_DOC = ROOT / "docs" / "report_schema.md"
+DEFAULT_OUT = ROOT / "build" / "site"
+DEFAULT_REPORTS = ROOT / "reports"
+SITE_NAME = "xla-semantics"
+#: Pages besides the op pages: site path -> navigation title, in navigation order.
+PAGES = {"index.md": "Home", "support.md": "Support matrix", "porting.md": "Porting from xla_client",
+         "conformance.md": "Running the suite", "report_schema.md": "Report schema"}
+
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+class SiteError(RuntimeError):
+    """The site could not be built (mkdocs missing, or ``mkdocs build --strict`` failed: its output says why)."""
+
+
+def readme_section(title: str, readme: Path = README) -> str:
+    """The README's ``## title`` section (up to the next ``## ``), as a page with the title as its heading."""
+    text = readme.read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    body = text[start + 3:end if end >= 0 else len(text)]
+    return "# " + body.strip("\n") + "\n"
+
+
+def repoint_links(text: str, copied: dict[str, str]) -> str:
+    """Links to repository files: those in ``copied`` (repository-relative target -> site path) point at the
+    copy; any other relative link becomes the path as code, so the site has no link leading outside it."""
+    def one(m: re.Match[str]) -> str:
+        label, target = m.group(1), m.group(2)
+        if re.match(r"^[a-z]+:|^#", target):
+            return m.group(0)
+        path = target.lstrip("./").removeprefix("../")
+        if path in copied:
+            return f"[{label}]({copied[path]})"
+        return f"{label} (`{path}` in the repository)"
+    return _LINK.sub(one, text)
+
+
+def home_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]) -> str:
+    families = sorted({s.family for s in all_specs.values()})
+    intro = README.read_text().split("\n## ", 1)[0].split("\n", 1)[1].strip()
+    return "\n".join([
+        f"# {SITE_NAME}", "", intro, "",
+        f"- [Operations](ops/index.md): {len(all_specs)} ops in {len(families)} families, one page each with its "
+        "signatures, arguments, constraints, worked examples, errors, tolerance and backend support.",
+        f"- [Support matrix](support.md): ops x backends ({', '.join(reports) or 'no report committed'}), "
+        "from the committed conformance reports.",
+        "- [Porting from xla_client](porting.md): the former `jax.lib.xla_client` surface, name by name.",
+        "- [Running the suite](conformance.md) and its [report schema](report_schema.md).",
+        "", "Use the search box (top right) to find an op, a constraint or an argument by name.", ""])
+
+
+def mkdocs_config(src: Path, out: Path, all_specs: dict[str, OpSpec]) -> dict[str, Any]:
+    by_family: dict[str, list[str]] = {}
+    for spec in sorted(all_specs.values(), key=lambda s: s.name):
+        by_family.setdefault(spec.family, []).append(f"ops/{spec.name}.md")
+    ops_nav: list[Any] = [{"Index by family": "ops/index.md"}]
+    ops_nav += [{family: by_family[family]} for family in sorted(by_family)]
+    nav: list[Any] = [{"Home": "index.md"}, {"Operations": ops_nav}]
+    nav += [{title: page} for page, title in PAGES.items() if page != "index.md"]
+    return {
+        "site_name": SITE_NAME, "docs_dir": str(src / "docs"), "site_dir": str(out), "strict": True,
+        "use_directory_urls": False,
+        "theme": {"name": "material", "font": False,
+                  "palette": {"primary": "indigo", "accent": "indigo"},
+                  "features": ["navigation.tabs", "navigation.top", "navigation.indexes", "search.highlight",
+                               "content.code.copy"]},
+        "plugins": ["search", "offline"],
+        "markdown_extensions": ["tables", "attr_list", "admonition", {"toc": {"permalink": True}}],
+        "extra_css": ["assets/support_matrix.css"],
+        "validation": {"nav": {"omitted_files": "warn", "not_found": "warn"},
+                       "links": {"not_found": "warn", "absolute_links": "warn", "unrecognized_links": "warn",
+                                 "anchors": "warn"}},
+        "nav": nav,
+    }
+
+
+def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
+    """The Markdown pages, assets and ``mkdocs.yml`` under ``src``; returns the config's path."""
+    if src.exists():
+        shutil.rmtree(src)
+    docs = src / "docs"
+    (docs / "ops").mkdir(parents=True)
+    (docs / "assets").mkdir()
+    (docs / "reports").mkdir()
+    all_specs = load_all()
+    reports = support_matrix.load_reports(reports_dir)
+    for spec in all_specs.values():
+        page = render_op(spec) + "\n" + support_matrix.op_section(spec.name, reports)
+        (docs / "ops" / f"{spec.name}.md").write_text(page)
+    (docs / "ops" / "index.md").write_text(render_index(all_specs))
+    scoreboards = {}
+    for name, report in reports.items():
+        (docs / "reports" / f"{name}.html").write_text(html_page(report))
+        scoreboards[name] = f"reports/{name}.html"
+    (docs / "support.md").write_text(support_matrix.render_page(all_specs, reports, scoreboards=scoreboards))
+    (docs / "assets" / "support_matrix.css").write_text(support_matrix.CSS)
+    (docs / "index.md").write_text(home_page(all_specs, reports))
+    porting = readme_section("Porting code written for `xla_client`")
+    porting = porting.split(xla_client_surface.BEGIN)[0] + xla_client_surface.markdown()
+    (docs / "porting.md").write_text(repoint_links(porting, {}))
+    (docs / "conformance.md").write_text(repoint_links(readme_section("The conformance suite"),
+                                                       {"docs/report_schema.md": "report_schema.md"}))
+    shutil.copy(SCHEMA_PATH, docs / "report_schema.json")
+    schema_doc = repoint_links(REPORT_SCHEMA_DOC.read_text(), {"conformance/report_schema.json": "report_schema.json"})
+    (docs / "report_schema.md").write_text(schema_doc)
+    config = src / "mkdocs.yml"
+    config.write_text(yaml.safe_dump(mkdocs_config(src, out, all_specs), sort_keys=False))
+    return config
+
+
+def build(out: Path = DEFAULT_OUT, reports_dir: Path = DEFAULT_REPORTS) -> Path:
+    """Generate the sources next to ``out`` (``<out>-src``) and build the site into ``out`` with
+    ``mkdocs build --strict``; returns ``out``. Raises SiteError with mkdocs' output when the build fails."""
+    try:
+        import material  # noqa: F401
+        import mkdocs  # noqa: F401
+    except ImportError as e:
+        raise SiteError(f"the docs site needs the docs extra (pip install -e '.[docs]'): {e}") from None
+    out = out.resolve()
+    config = write_sources(out.parent / f"{out.name}-src", out, reports_dir)
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-q", "-f", str(config)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SiteError(f"mkdocs build --strict failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+    return out
+
+
+#: The screenshots ``screenshots`` takes: file name -> page of the built site.
+SCREENSHOTS = {"index.png": "ops/index.html", "op_page.png": "ops/Pad.html", "support_matrix.png": "support.html"}
+
+
+def take_screenshots(site: Path, out: Path) -> list[Path]:
+    from specs import browser
+    out.mkdir(parents=True, exist_ok=True)
+    return [browser.screenshot(site / page, out / name) for name, page in SCREENSHOTS.items()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specs.site", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="generate the pages and run mkdocs build --strict")
+    b.add_argument("--out", type=Path, default=DEFAULT_OUT, help="site folder (default: build/site)")
+    b.add_argument("--reports", type=Path, default=DEFAULT_REPORTS, help="reports folder (default: reports)")
+    s = sub.add_parser("screenshots", help="screenshot the index, an op page and the matrix in headless Chromium")
+    s.add_argument("--site", type=Path, default=DEFAULT_OUT, help="a built site (default: build/site)")
+    s.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots", help="default: docs/screenshots")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "build":
+            site = build(args.out, args.reports)
+            print(f"built {site} (open {site / 'index.html'})")
+        else:
+            for path in take_screenshots(args.site.resolve(), args.out):
+                print(f"wrote {path}")
+    except (SiteError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
