@@ -39,6 +39,8 @@ SITE_NAME = "xla-semantics"
 PAGES = {"index.md": "Home", "support.md": "Support matrix", "porting.md": "Porting from xla_client",
          "conformance.md": "Running the suite", "report_schema.md": "Report schema"}
 
+#: Front matter giving a page the navigation sidebar's width (the matrix's columns need it).
+WIDE = "---\nhide:\n  - navigation\n---\n\n"
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
@@ -126,7 +128,8 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     for name, report in reports.items():
         (docs / "reports" / f"{name}.html").write_text(html_page(report))
         scoreboards[name] = f"reports/{name}.html"
-    (docs / "support.md").write_text(support_matrix.render_page(all_specs, reports, scoreboards=scoreboards))
+    matrix = support_matrix.render_page(all_specs, reports, scoreboards=scoreboards)
+    (docs / "support.md").write_text(WIDE + matrix)
     (docs / "assets" / "support_matrix.css").write_text(support_matrix.CSS)
     (docs / "index.md").write_text(home_page(all_specs, reports))
     porting = readme_section("Porting code written for `xla_client`")
@@ -142,20 +145,24 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     return config
 
 
-def build(out: Path = DEFAULT_OUT, reports_dir: Path = DEFAULT_REPORTS) -> Path:
-    """Generate the sources next to ``out`` (``<out>-src``) and build the site into ``out`` with
-    ``mkdocs build --strict``; returns ``out``. Raises SiteError with mkdocs' output when the build fails."""
+def run_mkdocs(config: Path) -> None:
+    """``mkdocs build --strict`` with ``config``; a SiteError with mkdocs' output when it fails."""
     try:
         import material  # noqa: F401
         import mkdocs  # noqa: F401
     except ImportError as e:
         raise SiteError(f"the docs site needs the docs extra (pip install -e '.[docs]'): {e}") from None
-    out = out.resolve()
-    config = write_sources(out.parent / f"{out.name}-src", out, reports_dir)
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-q", "-f", str(config)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SiteError(f"mkdocs build --strict failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+
+
+def build(out: Path = DEFAULT_OUT, reports_dir: Path = DEFAULT_REPORTS) -> Path:
+    """Generate the sources next to ``out`` (``<out>-src``) and build the site into ``out`` with
+    ``mkdocs build --strict``; returns ``out``. Raises SiteError with mkdocs' output when the build fails."""
+    out = out.resolve()
+    run_mkdocs(write_sources(out.parent / f"{out.name}-src", out, reports_dir))
     return out
 
 
@@ -166,7 +173,7 @@ SCREENSHOTS = {"index.png": "ops/index.html", "op_page.png": "ops/Pad.html", "su
 def take_screenshots(site: Path, out: Path) -> list[Path]:
     from specs import browser
     out.mkdir(parents=True, exist_ok=True)
-    return [browser.screenshot(site / page, out / name) for name, page in SCREENSHOTS.items()]
+    return [browser.screenshot(site, page, out / name) for name, page in SCREENSHOTS.items()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

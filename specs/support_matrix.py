@@ -65,10 +65,6 @@ def _cell(summary: dict[str, Any] | None) -> str:
     return f'<span class="sm-cell sm-{cell_class(summary)}">{cell_text(summary)}</span>'
 
 
-def _legend() -> list[str]:
-    return ["| colour | meaning |", "|---|---|"] + [f"| {_cell_sample(k)} | {text} |" for k, text in LEGEND.items()]
-
-
 def _cell_sample(kind: str) -> str:
     return f'<span class="sm-cell sm-{kind}">{kind}</span>'
 
@@ -85,8 +81,8 @@ def _backend_rows(reports: dict[str, dict[str, Any]], scoreboards: dict[str, str
 
 def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]], *, op_link: str = "ops/{op}.md",
                 scoreboards: dict[str, str] | None = None) -> str:
-    """The support-matrix page (Markdown with inline HTML cells): per backend what was run, then one table per
-    op family with a row per op and a column per backend."""
+    """The support-matrix page (Markdown with inline HTML cells): the colours, one table per op family with a
+    row per op and a column per backend, then what each backend's report ran."""
     scoreboards = scoreboards or {}
     lines = ["# Support matrix", "",
              "Conformance of each backend, op by op, from the committed JSON reports "
@@ -94,11 +90,7 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
              "FILE`; see [the report schema](report_schema.md)). A cell counts the op's cases by status.", ""]
     if not reports:
         return "\n".join(lines + ["No report is committed under `reports/`.", ""])
-    missing = [b for b in BACKENDS if b not in reports]
-    lines += ["## Backends", "", *_backend_rows(reports, scoreboards), ""]
-    if missing:
-        lines += [f"No report committed for: {', '.join(missing)}.", ""]
-    lines += ["## Colours", "", *_legend(), ""]
+    lines += ["Colours: " + " ".join(f'{_cell_sample(k)} {text}.' for k, text in LEGEND.items()), ""]
     by_family: dict[str, list[str]] = {}
     for spec in all_specs.values():
         by_family.setdefault(spec.family, []).append(spec.name)
@@ -114,6 +106,11 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
         lines += ["## Ops without a spec", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
         lines += [f"| `{op}` | " + " | ".join(_cell(reports[b]["ops"].get(op)) for b in names) + " |" for op in extra]
         lines.append("")
+    lines += ["## Backends", "", "What each report ran (a report of some ops leaves the others *not run*).", "",
+              *_backend_rows(reports, scoreboards), ""]
+    missing = [b for b in BACKENDS if b not in reports]
+    if missing:
+        lines += [f"No report committed for: {', '.join(missing)}.", ""]
     return "\n".join(lines)
 
 
@@ -135,4 +132,6 @@ CSS = """\
 .sm-unsupported { background: #ffb300; color: #1b1b1b; }
 .sm-fail { background: #c62828; color: #ffffff; }
 .sm-none { background: #e0e0e0; color: #424242; }
+.md-typeset table:not([class]):has(.sm-cell) th, .md-typeset table:not([class]):has(.sm-cell) td {
+  padding: 0.3em 0.9em; vertical-align: middle; }
 """
