@@ -12,6 +12,7 @@ broken link or a page missing from the navigation is an error. The site works fr
 from __future__ import annotations
 
 import argparse
+import posixpath
 import re
 import shutil
 import subprocess
@@ -31,13 +32,13 @@ from specs.loader import OpSpec, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-REPORT_SCHEMA_DOC = ROOT / "docs" / "report_schema.md"
+DOCS = ROOT / "docs"
 DEFAULT_OUT = ROOT / "build" / "site"
 DEFAULT_REPORTS = ROOT / "reports"
 SITE_NAME = "xla-semantics"
 #: Pages besides the op pages: site path -> navigation title, in navigation order.
 PAGES = {"index.md": "Home", "support.md": "Support matrix", "porting.md": "Porting from xla_client",
-         "conformance.md": "Running the suite", "report_schema.md": "Report schema"}
+         "conformance.md": "Running the suite"}
 
 #: Front matter giving a page the navigation sidebar's width (the matrix's columns need it).
 WIDE = "---\nhide:\n  - navigation\n---\n\n"
@@ -57,18 +58,29 @@ def readme_section(title: str, readme: Path = README) -> str:
     return "# " + body.strip("\n") + "\n"
 
 
-def repoint_links(text: str, copied: dict[str, str]) -> str:
-    """Links to repository files: those in ``copied`` (repository-relative target -> site path) point at the
-    copy; any other relative link becomes the path as code, so the site has no link leading outside it."""
+def repoint_links(text: str, copied: dict[str, str], base: str = "") -> str:
+    """Links to repository files, written in a file of the repository folder ``base``: those in ``copied``
+    (repository-relative path -> site path) point at the copy; any other relative link becomes the path as
+    code, so the site has no link leading outside it."""
     def one(m: re.Match[str]) -> str:
         label, target = m.group(1), m.group(2)
         if re.match(r"^[a-z]+:|^#", target):
             return m.group(0)
-        path = target.lstrip("./").removeprefix("../")
+        path, _, anchor = target.partition("#")
+        path = posixpath.normpath(posixpath.join(base, path))
         if path in copied:
-            return f"[{label}]({copied[path]})"
+            return f"[{label}]({copied[path]}{'#' + anchor if anchor else ''})"
         return f"{label} (`{path}` in the repository)"
     return _LINK.sub(one, text)
+
+
+def notes(docs_dir: Path = DOCS) -> dict[str, str]:
+    """The repository's ``docs/*.md`` (the report schema, backend notes...): site page -> title (its heading)."""
+    found = {}
+    for path in sorted(docs_dir.glob("*.md")):
+        first = path.read_text().lstrip().split("\n", 1)[0]
+        found[path.name] = first.lstrip("# ").strip() if first.startswith("#") else path.stem
+    return found
 
 
 def home_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]) -> str:
@@ -93,6 +105,7 @@ def mkdocs_config(src: Path, out: Path, all_specs: dict[str, OpSpec]) -> dict[st
     ops_nav += [{family: by_family[family]} for family in sorted(by_family)]
     nav: list[Any] = [{"Home": "index.md"}, {"Operations": ops_nav}]
     nav += [{title: page} for page, title in PAGES.items() if page != "index.md"]
+    nav.append({"Notes": [{title: page} for page, title in notes().items()]})
     return {
         "site_name": SITE_NAME, "docs_dir": str(src / "docs"), "site_dir": str(out), "strict": True,
         "use_directory_urls": False,
@@ -121,7 +134,8 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     all_specs = load_all()
     reports = support_matrix.load_reports(reports_dir)
     for spec in all_specs.values():
-        page = render_op(spec) + "\n" + support_matrix.op_section(spec.name, reports)
+        head, _, rest = render_op(spec).partition("\n## ")
+        page = f"{head}{support_matrix.op_line(spec.name, reports)}\n\n## {rest}"
         (docs / "ops" / f"{spec.name}.md").write_text(page)
     (docs / "ops" / "index.md").write_text(render_index(all_specs))
     scoreboards = {}
@@ -134,12 +148,12 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     (docs / "index.md").write_text(home_page(all_specs, reports))
     porting = readme_section("Porting code written for `xla_client`")
     porting = porting.split(xla_client_surface.BEGIN)[0] + xla_client_surface.markdown()
-    (docs / "porting.md").write_text(repoint_links(porting, {}))
-    (docs / "conformance.md").write_text(repoint_links(readme_section("The conformance suite"),
-                                                       {"docs/report_schema.md": "report_schema.md"}))
+    copied = {f"docs/{page}": page for page in notes()} | {"conformance/report_schema.json": "report_schema.json"}
+    (docs / "porting.md").write_text(repoint_links(porting, copied))
+    (docs / "conformance.md").write_text(repoint_links(readme_section("The conformance suite"), copied))
     shutil.copy(SCHEMA_PATH, docs / "report_schema.json")
-    schema_doc = repoint_links(REPORT_SCHEMA_DOC.read_text(), {"conformance/report_schema.json": "report_schema.json"})
-    (docs / "report_schema.md").write_text(schema_doc)
+    for page in notes():
+        (docs / page).write_text(repoint_links((DOCS / page).read_text(), copied, base="docs"))
     config = src / "mkdocs.yml"
     config.write_text(yaml.safe_dump(mkdocs_config(src, out, all_specs), sort_keys=False))
     return config

@@ -66,7 +66,7 @@ def _cell(summary: dict[str, Any] | None) -> str:
 
 
 def _cell_sample(kind: str) -> str:
-    return f'<span class="sm-cell sm-{kind}">{kind}</span>'
+    return f'<span class="sm-cell sm-{kind}">{"not run" if kind == "none" else kind}</span>'
 
 
 def _backend_rows(reports: dict[str, dict[str, Any]], scoreboards: dict[str, str]) -> list[str]:
@@ -106,7 +106,8 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
         lines += ["## Ops without a spec", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
         lines += [f"| `{op}` | " + " | ".join(_cell(reports[b]["ops"].get(op)) for b in names) + " |" for op in extra]
         lines.append("")
-    lines += ["## Backends", "", "What each report ran (a report of some ops leaves the others *not run*).", "",
+    lines += ["## Backends", "", "What each report ran (a report of some ops leaves the others *not run*; how they were "
+              "produced: `reports/README.md`).", "",
               *_backend_rows(reports, scoreboards), ""]
     missing = [b for b in BACKENDS if b not in reports]
     if missing:
@@ -114,14 +115,12 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
-def op_section(op: str, reports: dict[str, dict[str, Any]], *, matrix_link: str = "../support.md") -> str:
-    """The "Support" section of one op's page: its row of the matrix, one line per backend."""
-    lines = ["## Support", "", f"From the committed conformance reports ([support matrix]({matrix_link})).", ""]
+def op_line(op: str, reports: dict[str, dict[str, Any]], *, matrix_link: str = "../support.md") -> str:
+    """One op's row of the matrix, as a line for the top of its page."""
     if not reports:
-        return "\n".join(lines + ["No report is committed.", ""])
-    lines += ["| backend | cases |", "|---|---|"]
-    lines += [f"| {name} | {_cell(report['ops'].get(op))} |" for name, report in reports.items()]
-    return "\n".join(lines + [""])
+        return f"*Support:* no conformance report is committed ([support matrix]({matrix_link}))."
+    cells = " · ".join(f"{name} {_cell(report['ops'].get(op))}" for name, report in reports.items())
+    return f"*Support* ([matrix]({matrix_link})): {cells}"
 
 
 #: The stylesheet of the matrix cells (the site's ``extra_css``).

@@ -72,14 +72,19 @@ def test_matrix_page_has_a_row_per_op_and_a_column_per_backend():
     assert "No report committed for: pallas, iree." in page
     rows = re.findall(r"^\| \[(\w+)\]\(ops/", page, re.M)
     assert sorted(rows) == sorted(specs.load_all())  # every op, once
-    section = support_matrix.op_section("Pad", reports)
-    assert '| jax | <span class="sm-cell sm-fail">2 passed, 1 failed</span> |' in section
+    line = support_matrix.op_line("Pad", reports)
+    assert line == ('*Support* ([matrix](../support.md)): reference <span class="sm-cell sm-pass">3 passed</span> · '
+                    'jax <span class="sm-cell sm-fail">2 passed, 1 failed</span>')
 
 
 def test_links_to_repository_files_are_copied_or_unlinked():
-    text = "See [the schema](../conformance/report_schema.json), [SCHEMA](specs/SCHEMA.md), [web](https://x.org)."
-    assert site.repoint_links(text, {"conformance/report_schema.json": "report_schema.json"}) == \
-        ("See [the schema](report_schema.json), SCHEMA (`specs/SCHEMA.md` in the repository), [web](https://x.org).")
+    copied = {"conformance/report_schema.json": "report_schema.json", "docs/report_schema.md": "report_schema.md"}
+    text = ("See [the schema](../conformance/report_schema.json), [statuses](report_schema.md#statuses), "
+            "[SCHEMA](../specs/SCHEMA.md), [web](https://x.org), [here](#top).")
+    assert site.repoint_links(text, copied, base="docs") == (
+        "See [the schema](report_schema.json), [statuses](report_schema.md#statuses), "
+        "SCHEMA (`specs/SCHEMA.md` in the repository), [web](https://x.org), [here](#top).")
+    assert site.repoint_links("[s](docs/report_schema.md)", copied) == "[s](report_schema.md)"  # from the README
 
 
 class _Tables(HTMLParser):
@@ -143,7 +148,7 @@ def test_site_builds_strict_with_every_page(built_site: Path):
             assert text == support_matrix.cell_text(want), (backend, op)
             assert f"sm-{support_matrix.cell_class(want)}" in classes, (backend, op)
     pad = (built_site / "ops" / "Pad.html").read_text()
-    assert "interior_and_negative_edges" in pad and 'id="support"' in pad
+    assert "interior_and_negative_edges" in pad and "sm-cell" in pad and 'href="../support.html"' in pad
     porting = (built_site / "porting.html").read_text()
     assert "XlaBuilder" in porting and "names present" in porting
     assert "DotGeneral" in (built_site / "search" / "search_index.json").read_text()
@@ -154,7 +159,7 @@ def test_site_builds_strict_with_every_page(built_site: Path):
 def test_a_broken_link_fails_the_build(tmp_path: Path):
     src = tmp_path / "src"
     (src / "docs" / "ops").mkdir(parents=True)
-    for page in site.PAGES:
+    for page in [*site.PAGES, *site.notes()]:
         (src / "docs" / page).write_text(f"# {page}\n")
     (src / "docs" / "ops" / "index.md").write_text("# Operations\n\nSee [Nope](Nope.md).\n")
     config = src / "mkdocs.yml"
@@ -176,7 +181,7 @@ def test_chromium_shows_the_matrix_the_op_page_and_search(built_site: Path):
     assert re.search(r'<div class="md-search"[^>]*data-md-component="search"(?![^>]*hidden)', dom), \
         "the search box stays hidden: its worker did not load the index"
     op = browser.dump_dom(built_site, "ops/Pad.html")
-    assert "<h1" in op and "Pad</h1>" in op and "Examples" in op and "Support" in op
+    assert "Pad</h1>" in op and 'id="examples"' in op and 'href="../support.html"' in op
 
 
 def _pixels_of(image: np.ndarray, colour: tuple[int, int, int]) -> int:
