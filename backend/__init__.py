@@ -7,6 +7,8 @@ Code written against ``jax.lib.xla_client``'s builder ports by changing the impo
 (``import backend as xla_client`` keeps ``xla_client.ops.Add(...)``-style code as it is.)
 """
 
+import sys
+
 from backend import ops
 from backend.api_types import (
     ComparisonDirection,
@@ -59,3 +61,6 @@ __all__ = [
     "make_replica_groups", "ops", "register_backend", "shape_from_pyval", "window_padding_type_to_pad_values",
     "execute_with_io", "register_custom_call_target", "unregister_custom_call_target",
 ]
+
+if "jax" in sys.modules:  # jax came first: give it its host devices before its backends start
+    import backend.jax_backend  # noqa: F401 (configures jax's CPU device count on import)

@@ -11,7 +11,7 @@ import dataclasses
 import enum
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from backend.api_types import (
     conv_dimension_numbers_from_strings,
 )
 from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.shape import Layout, Shape
 
 
 def _int(v: Any) -> int:
@@ -391,6 +391,45 @@ def replica_groups(v: Any) -> tuple[ReplicaGroup, ...]:
     return tuple(groups)
 
 
+def channel_id(v: Any) -> int | None:
+    """A channel id: ``None`` (no channel), a positive integer, or a ChannelHandle (anything with ``.handle``)."""
+    if v is None:
+        return None
+    handle = getattr(v, "handle", v)
+    try:
+        value = _int(handle)
+    except TypeError:
+        raise TypeError(f"expected a channel id (a positive integer or a ChannelHandle), got {_short_repr(v)}") from None
+    if value < 1:
+        raise ValueError(f"a channel id is a positive integer, got {value}")
+    return value
+
+
+def layout(v: Any) -> Layout | Shape:
+    """A collective's ``layout``: a Layout, its minor_to_major sequence, or (xla_client's
+    ``shape_with_layout``) a Shape; the shape rule checks it against the result."""
+    if isinstance(v, (Layout, Shape)):
+        return v
+    if isinstance(v, str):
+        return _shape(v)
+    minor_to_major = _int_list(v)
+    return Layout(minor_to_major)
+
+
+def _host_channel(direction: str, value: int) -> Callable[[Any], int]:
+    """A channel of one host-transfer direction: as ``channel_id`` (not None); a ChannelHandle-like object with
+    a ``type`` must have that direction (its name, e.g. ``DEVICE_TO_HOST``, or its number)."""
+    def normalize(v: Any) -> int:
+        if v is None:
+            raise TypeError(f"expected a {direction.lower().replace('_', '-')} channel (a positive integer or a "
+                            "ChannelHandle), got None")
+        kind = getattr(v, "type", None)
+        if kind is not None and getattr(kind, "name", kind) != direction and kind != value:
+            raise ValueError(f"the channel must be a {direction} channel, got type {_short_repr(kind)}")
+        return cast(int, channel_id(v))  # not None: refused above
+    return normalize
+
+
 def op_metadata(v: Any) -> OpMetadata:
     """An OpMetadata (any object with op_type, op_name, source_file, source_line; None is empty)."""
     names = ("op_type", "op_name", "source_file", "source_line")
@@ -437,6 +476,8 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
     "random_algorithm": _random_algorithm,
     "computation": _computation,
     "replica_groups": replica_groups,
+    "channel_id": channel_id,
+    "layout": layout,
     "computation_list": _computation_list,
 }
 
@@ -488,6 +529,8 @@ def _output_operand_aliasing(v: Any) -> tuple[tuple[tuple[int, ...], tuple[int, 
 
 
 NORMALIZERS.update({
+    "device_to_host_channel": _host_channel("DEVICE_TO_HOST", 2),
+    "host_to_device_channel": _host_channel("HOST_TO_DEVICE", 3),
     "bytes": _bytes,
     "shape_list": _shape_list,
     "custom_call_schedule": _enum_name(CustomCallSchedule),

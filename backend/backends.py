@@ -1,8 +1,14 @@
 """Backends: the small interface the conformance suite and users run computations through.
 
 A backend has a ``name``, ``supports(computation) -> str | None`` (``None`` when it can run it,
-else the reason) and ``execute(computation, arguments, replicas=1) -> list[np.ndarray]``
-(a tuple-shaped result comes back as its elements; a token as an empty pred array). Backends that
+else the reason) and ``execute(computation, arguments, replicas=1, partitions=1) -> list[np.ndarray]``
+(a tuple-shaped result comes back as its elements; a token as an empty pred array).
+
+Several devices: with ``replicas * partitions == 1``, ``arguments`` is the argument list and the result
+the result list. With R * P > 1 devices, ``arguments`` is a list of R * P per-device argument lists and the
+result a list of R * P per-device results (each what a one-device execute returns), in the order of XLA's
+global device id ``d = r * P + p`` (replica r, partition p). A backend with fewer devices raises
+:class:`UnsupportedError` naming the count needed and the count available. Backends that
 run Infeed and Outfeed also take ``infeed=[values]`` and ``outfeed=[]`` (a list the Outfeed
 values are appended to; see :mod:`backend.host_io`). Built in: ``reference`` (NumPy, the oracle)
 and ``jax`` (lowered to ``jax.lax``, jit-compiled once per computation). Third-party backends
@@ -22,7 +28,7 @@ import numpy as np
 
 from backend import etypes
 from backend.builder import XlaComputation
-from backend.errors import OpError
+from backend.errors import OpError, UnsupportedError
 from backend.shape import Shape, runtime_size_mismatch
 
 ENTRY_POINT_GROUP = "xla_semantics.backends"
@@ -34,7 +40,8 @@ class Backend(Protocol):
 
     def supports(self, computation: XlaComputation) -> str | None: ...
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]: ...
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
+                partitions: int = 1) -> list[Any]: ...
 
 
 def check_computation(computation: Any) -> XlaComputation:
@@ -51,6 +58,41 @@ def check_replicas(computation: XlaComputation, replicas: Any) -> int:
         raise OpError(computation.name, "arguments", f"replicas must be an integer >= 1, got {replicas!r}",
                       "replicas", {"replicas": replicas})
     return int(replicas)
+
+
+def check_partitions(computation: XlaComputation, partitions: Any) -> int:
+    """``partitions`` as an int >= 1, else an OpError."""
+    if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
+        raise OpError(computation.name, "arguments", f"partitions must be an integer >= 1, got {partitions!r}",
+                      "partitions", {"partitions": partitions})
+    return int(partitions)
+
+
+def check_device_count(backend: str, computation: XlaComputation, needed: int, available: int,
+                       hint: str = "") -> None:
+    """An UnsupportedError when a run needs more devices than the backend has."""
+    if needed > available:
+        raise UnsupportedError(backend, computation.root_instruction.opcode,
+                               f"the run needs {needed} devices (replicas x partitions) and {available} are "
+                               f"available{hint}")
+
+
+def per_device_arguments(computation: XlaComputation, arguments: Any, count: int,
+                         check: Callable[[Any], Sequence[Any]]) -> list[Sequence[Any]]:
+    """The ``count`` per-device argument lists of a multi-device execute, each checked by ``check``."""
+    if isinstance(arguments, (str, bytes, dict, np.ndarray)) or not isinstance(arguments, Sequence) \
+            or len(arguments) != count:
+        got = f"{len(arguments)} entries" if isinstance(arguments, Sequence) and not isinstance(arguments, str) \
+            else _describe(arguments)
+        raise OpError(computation.name, "arguments", f"a run on {count} devices takes a list of {count} per-device "
+                      f"argument lists (device d = replica * partitions + partition), got {got}", "arguments")
+    checked = []
+    for d, device_args in enumerate(arguments):
+        try:
+            checked.append(check(device_args))
+        except OpError as e:
+            raise OpError(e.op, e.constraint, f"device {d}: {e.detail}", e.arg, e.values) from None
+    return checked
 
 
 class ArgumentChecker:

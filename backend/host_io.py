@@ -5,7 +5,8 @@
   told apart from a ``pred[0]`` array (a spec literal ``{"token[]": []}``).
 - Infeed and outfeed: ``backend.execute(computation, args, infeed=[v0, v1, ...], outfeed=out)``.
   Each Infeed the program runs takes the next value of ``infeed`` (in program order); each Outfeed
-  appends its operand to the list ``out``. :func:`execute_with_io` returns both at once.
+  appends its operand to the list ``out``. They are also the host end of host transfers: RecvFromHost
+  takes the next ``infeed`` value, SendToHost appends to ``out``. :func:`execute_with_io` returns both at once.
 - Custom-call targets: ``register_custom_call_target(name, reference=fn, jax=fn)``. A target is
   called with the operands (NumPy arrays on ``reference``, traced jax arrays on ``jax``) and returns
   the result (a tuple for a tuple shape). It also gets ``opaque=`` (the op's opaque bytes) and
@@ -25,7 +26,8 @@ import numpy as np
 from backend.errors import OpError
 
 #: The ops that read or fill an execution's infeed and outfeed.
-HOST_IO_OPCODES = frozenset({"Infeed", "InfeedWithToken", "Outfeed", "OutfeedWithToken"})
+HOST_IO_OPCODES = frozenset({"Infeed", "InfeedWithToken", "Outfeed", "OutfeedWithToken", "SendToHost",
+                             "RecvFromHost"})
 #: The run-time value of a token: an empty pred array.
 TOKEN = np.zeros((0,), np.bool_)
 TOKEN.flags.writeable = False

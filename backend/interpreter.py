@@ -52,6 +52,12 @@ class EvalContext:
         self.operand_shapes = tuple(operand_shapes)
         #: The backend running the instruction (``reference``, ``jax``, ``pallas``...).
         self.backend = walker.backend
+        #: The device running the instruction and its collectives' exchange (``backend.rendezvous.DeviceContext``
+        #: on the reference, ``backend.jax_backend.devices.JaxDeviceContext`` on jax).
+        self.devices = walker.devices
+        #: The point-to-point transfers of the running computation: channel handle -> the values its Sends
+        #: posted that no RecvDone has taken yet (one mailbox per ``GraphWalker.run``, see there).
+        self.channels = walker.channels
         self._walker = walker
 
     def attr(self, name: str) -> Any:
@@ -94,12 +100,24 @@ class _Frame:
 
 
 class GraphWalker:
-    def __init__(self, backend: str, table: Registry) -> None:
+    def __init__(self, backend: str, table: Registry, devices: Any = None) -> None:
         self.backend = backend
         self.table = table
         self.nested_calls = 0
+        #: What ``ctx.devices`` is: the device this walker runs on (set by the backend).
+        self.devices = devices
+        #: What ``ctx.channels`` is: the Send/Recv mailbox of the innermost ``run`` (its computation and those
+        #: it tail-calls share it; a sub-computation run by ``ctx.call``, a loop body or a branch, has its own).
+        self.channels: dict[int, list[Any]] = {}
 
     def run(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
+        outer, self.channels = self.channels, {}
+        try:
+            return self._run_frames(computation, args)
+        finally:
+            self.channels = outer
+
+    def _run_frames(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
         frames = [_Frame(computation, args)]
         while True:
             frame = frames[-1]

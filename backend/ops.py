@@ -87,6 +87,8 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
         group = shapes[a.name] if a.kind == "operands" else [shapes[a.name]]
         for k, s in enumerate(group):
             label = f"{a.name}[{k}]" if a.kind == "operands" else a.name
+            if spec.tuple_operands and s.is_tuple() and s.tuple_shapes() and all(x.is_array() for x in s.tuple_shapes()):
+                s = _tuple_element(spec, label, s, a.name)  # a tuple of arrays of one type (AllReduce's operand)
             et = s.element_type()
             if not s.is_array() or et not in allowed:
                 names = ", ".join(etypes.short_name(t) for t in allowed)
@@ -99,6 +101,16 @@ def _check_element_types(spec: Any, shapes: dict[str, Any]) -> None:
                               f"element type, got {etypes.short_name(seen[key][1])} and "
                               f"{etypes.short_name(et)}", a.name)
             seen.setdefault(key, (label, et))
+
+
+def _tuple_element(spec: Any, label: str, shape: Any, arg: str) -> Any:
+    """The first array of a tuple operand whose arrays must share one element type."""
+    leaves = shape.tuple_shapes()
+    kinds = {x.element_type() for x in leaves}
+    if len(kinds) > 1:
+        raise OpError(spec.name, spec.type_constraint, f"the arrays of the tuple '{label}' must have one element type, "
+                      f"got {shape}", arg, {arg: str(shape)})
+    return leaves[0]
 
 
 def _normalize_attributes(spec: Any, bound: dict[str, Any], progress: list[int] | None = None) -> dict[str, Any]:
@@ -164,7 +176,7 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
-    ctx = OpContext(spec, builder, shapes, attrs)
+    ctx = OpContext(spec, builder, shapes, attrs, {a.name: bound[a.name] for a in operand_args})
     rule = SHAPE_RULES.get(spec.shape_rule)
     if rule is None:
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")
@@ -223,9 +235,21 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
     return op_function
 
 
+def _value_functions() -> dict[str, Callable[..., Any]]:
+    """The xla_client ``ops`` functions that compute a value instead of building an op, with their one call form."""
+    from backend.rules.higher_order import ApproxTopKReductionOutputSize
+
+    out: dict[str, Callable[..., Any]] = {}
+    for function in (ApproxTopKReductionOutputSize,):
+        function.call_forms = (tuple(  # type: ignore[attr-defined]
+            (p.name, p.default is inspect.Parameter.empty) for p in inspect.signature(function).parameters.values()),)
+        out[function.__name__] = function
+    return out
+
+
 def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     import specs
-    out: dict[str, Callable[..., XlaOp]] = {}
+    out: dict[str, Callable[..., XlaOp]] = dict(_value_functions())
     for name, spec in specs.load_all().items():
         own = tuple(spec.forms.values()) if spec.forms else (None,)
         out[name] = _make(spec, name, (*own, *(f for f in spec.call_forms if f.name is None)))

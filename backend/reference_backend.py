@@ -12,13 +12,24 @@ from typing import Any
 
 import numpy as np
 
-from backend.backends import check_arguments, check_computation, check_replicas, flatten_result
+from backend.backends import (
+    ArgumentChecker,
+    check_computation,
+    check_partitions,
+    check_replicas,
+    flatten_result,
+    per_device_arguments,
+)
 from backend.builder import XlaComputation
 from backend.errors import UnsupportedError
 from backend.host_io import HostIO, active_io, missing_target_reason
 from backend.interpreter import EvalContext, GraphWalker, TailCall
 from backend.reference import EVALUATORS
 from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
+from backend.rendezvous import DEFAULT_TIMEOUT, DeviceContext, run_on_devices
+
+#: The most devices (threads) the reference simulates in one run.
+MAX_DEVICES = 1024
 
 
 class RuntimeSizedWalker(GraphWalker):
@@ -42,10 +53,14 @@ class RuntimeSizedWalker(GraphWalker):
 
 
 class ReferenceBackend:
+    """The NumPy oracle. Several devices run as one thread each (see :mod:`backend.rendezvous`);
+    ``rendezvous_timeout`` is how long a device waits for the others at a collective."""
+
     name = "reference"
 
-    def __init__(self) -> None:
-        self._walker = RuntimeSizedWalker(self.name, EVALUATORS)
+    def __init__(self, rendezvous_timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._walker = RuntimeSizedWalker(self.name, EVALUATORS, DeviceContext())
+        self.rendezvous_timeout = rendezvous_timeout
 
     def info(self) -> dict[str, str]:
         """What a conformance report records about this backend: NumPy on the host."""
@@ -66,11 +81,29 @@ class ReferenceBackend:
                         return f"{inst.opcode}: {reason}"
         return None
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1, *,
-                infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
-        """The results; Infeed ops take the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
-        args = check_arguments(computation, arguments)
-        check_replicas(computation, replicas)
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
+                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+        """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
+        the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+        check = ArgumentChecker(check_computation(computation))
+        count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
+        if count == 1:
+            args = list(check(arguments))
+            with active_io(HostIO(infeed, outfeed)):
+                result = self._walker.run(computation, args)
+            return flatten_result(result, computation.root_instruction.shape)
+        if count > MAX_DEVICES:
+            raise UnsupportedError(self.name, computation.root_instruction.opcode,
+                                   f"the run needs {count} devices (replicas x partitions) and the reference "
+                                   f"simulates at most {MAX_DEVICES}")
+        device_args = per_device_arguments(computation, arguments, count, check)
         with active_io(HostIO(infeed, outfeed)):
-            result = self._walker.run(computation, args)
-        return flatten_result(result, computation.root_instruction.shape)
+            return self._run_devices(computation, device_args, int(replicas), int(partitions))
+
+    def _run_devices(self, computation: XlaComputation, device_args: list[Sequence[Any]], replicas: int,
+                     partitions: int) -> list[Any]:
+        def work(device: DeviceContext) -> list[Any]:
+            walker = RuntimeSizedWalker(self.name, EVALUATORS, device)
+            return flatten_result(walker.run(computation, list(device_args[device.device_id])),
+                                  computation.root_instruction.shape)
+        return run_on_devices(self.name, replicas, partitions, work, self.rendezvous_timeout)

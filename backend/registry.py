@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,9 @@ class Registry:
         self.package = package
         self._table: dict[str, Callable[..., Any]] = {}
         self._discovered = False
+        self._discovering = False
+        # the reference runs devices in threads: one discovers, the others wait for the whole table
+        self._lock = threading.RLock()
 
     def register(self, *names: str) -> Callable[[F], F]:
         def decorate(fn: F) -> F:
@@ -33,9 +37,17 @@ class Registry:
         return decorate
 
     def _ensure(self) -> None:
-        if not self._discovered:
-            self._discovered = True
-            discover(self.package)
+        if self._discovered:
+            return
+        with self._lock:
+            if self._discovered or self._discovering:  # a module being imported may look the registry up
+                return
+            self._discovering = True
+            try:
+                discover(self.package)
+                self._discovered = True
+            finally:
+                self._discovering = False
 
     def get(self, name: str) -> Callable[..., Any] | None:
         self._ensure()

@@ -224,7 +224,11 @@ def _as_etype(element_type: Any) -> PrimitiveType:
 
 
 def shape_from_pyval(pyval: Any) -> Shape:
-    """The shape of a NumPy array, a Python scalar, or a tuple of those."""
+    """The shape of a NumPy array, a Python scalar, a token value (``backend.host_io.Token``), or a tuple of those."""
+    from backend.host_io import is_token
+
+    if is_token(pyval):
+        return Shape.token_shape()
     if isinstance(pyval, tuple):
         return Shape.tuple_shape(shape_from_pyval(v) for v in pyval)
     arr = np.asarray(pyval)

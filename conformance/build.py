@@ -14,10 +14,22 @@ from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.host_io import is_token
 from backend.shape import Shape, shape_from_pyval
 from conformance.cases import CONSTANTS, PARAMETERS
+from specs.loader import PerDevice
 
 
 def _param_shape(value: Any) -> Shape:
+    value = value[0] if isinstance(value, PerDevice) else value
     return value if isinstance(value, Shape) else shape_from_pyval(value)
+
+
+def _holds_token(value: Any) -> bool:
+    return is_token(value) or (isinstance(value, tuple) and any(_holds_token(v) for v in value))
+
+
+def device_arguments(args: list[Any], count: int) -> list[list[Any]]:
+    """The per-device argument lists of a multi-device case: a PerDevice argument gives each device its own
+    value, any other argument is every device's."""
+    return [[v[d] if isinstance(v, PerDevice) else v for v in args] for d in range(count)]
 
 
 def build_case(spec: Any, inputs: dict[str, Any], attrs: dict[str, Any],
@@ -51,8 +63,8 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
             operand_shapes.append(Shape.token_shape())
             return ops.CreateToken(builder)
         operand_shapes.append(_param_shape(value))
-        if operand_form == CONSTANTS and not isinstance(value, Shape):
-            return ops.Constant(builder, value)
+        if operand_form == CONSTANTS and not isinstance(value, (Shape, PerDevice)) and not _holds_token(value):
+            return ops.Constant(builder, value)  # a tuple holding a token (a Send context) stays a parameter
         args.append(value)
         return ops.Parameter(builder, len(args) - 1, _param_shape(value), name)
 
@@ -130,7 +142,7 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
             _description_step(sub, step, values, operand_shapes, named)
         return sub.build()
     op = desc["op"]
-    scalars = [Shape.scalar_shape(s.element_type()) for s in operand_shapes]
+    scalars = [Shape.scalar_shape(_first_array(s).element_type()) for s in operand_shapes]
     sub = XlaBuilder(f"{op.lower()}_computation")
     if "pairwise" in desc or "select" in desc:
         n = int(desc.get("pairwise", desc.get("select")))
@@ -165,6 +177,13 @@ def computation_from_description(desc: dict[str, Any], operand_shapes: list[Shap
         return sub.build(ops.Tuple(sub, [p[i] for i in returns]))
     getattr(ops, op)(*p)
     return sub.build()
+
+
+def _first_array(shape: Shape) -> Shape:
+    """The shape itself, or a tuple's first array (a tuple operand of one element type: AllReduce's)."""
+    while shape.is_tuple() and shape.tuple_shapes():
+        shape = shape.tuple_shapes()[0]
+    return shape
 
 
 def _description_params(params: Any, operand_shapes: list[Shape], named: dict[str, Any]) -> list[Shape]:
@@ -287,6 +306,16 @@ def reproduction(case: Any, backend: str) -> str:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
     lines.append(f"args = [{', '.join(arg_values)}]")
+    devices = getattr(case, "devices", None)
+    if devices is not None and devices != (1, 1):
+        count = devices[0] * devices[1]
+        per_device = [[_array_literal(v[d]) if isinstance(v, PerDevice) else _array_literal(v) for v in values]
+                      for d in range(count) for values in [_reproduction_values(case, spec_args)]]
+        lines[-1] = "args = [" + ",\n        ".join(f"[{', '.join(a)}]" for a in per_device) + "]  # one list per device"
+        lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, replicas={devices[0]}, "
+                     f"partitions={devices[1]}))")
+        lines.append(f"# expected, per device: {case.expected!r}")
+        return "\n".join(lines)
     if getattr(case, "infeed", ()) or getattr(case, "outfeed", None) is not None:
         infeed = ", ".join(_array_literal(v) if not isinstance(v, tuple) else
                            "(" + ", ".join(_array_literal(x) for x in v) + ",)" for v in case.infeed)
@@ -297,6 +326,16 @@ def reproduction(case: Any, backend: str) -> str:
         lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
     lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
     return "\n".join(lines)
+
+
+def _reproduction_values(case: Any, spec_args: dict[str, str]) -> list[Any]:
+    """The case's parameter values in parameter order (the builder's existing parameter first)."""
+    values: list[Any] = []
+    for name, value in case.inputs.items():
+        for v in value if isinstance(value, list) else [value]:
+            if spec_args.get(name) == "builder" or not (is_token(v) or isinstance(v, Shape)):
+                values.append(v)
+    return values
 
 
 def _shape_code(shape: Shape) -> str:

@@ -22,7 +22,10 @@ class Case:
     reference crash while computing ``expected`` (a bug of ours: the case fails on every backend);
     ``operand_form`` says whether the operands are Parameters or Constants; ``infeed`` holds the
     values the program's Infeed ops read and ``outfeed`` the values its Outfeed ops must write
-    (None: the case does not check the outfeed).
+    (None: the case does not check the outfeed). ``devices`` is ``(replicas, partitions)`` for a case run on
+    several devices (or named with its device count, ``1x1``): an input is then one value (every device's) or a
+    ``specs.loader.PerDevice``, ``expected`` a PerDevice of per-device results, and an error case's constraint
+    is one execute reports (not the builder).
     """
 
     id: str
@@ -37,13 +40,30 @@ class Case:
     operand_form: str = PARAMETERS
     infeed: tuple[Any, ...] = ()
     outfeed: tuple[Any, ...] | None = None
+    devices: tuple[int, int] | None = None
+
+    @property
+    def device_count(self) -> int:
+        return 1 if self.devices is None else self.devices[0] * self.devices[1]
+
+
+def devices_label(devices: tuple[int, int] | None) -> str:
+    """The case-id part naming the device count (``4x1``: 4 replicas, 1 partition); empty for one device
+    of an op that does not name it."""
+    return "" if devices is None else f"/{devices[0]}x{devices[1]}"
 
 
 def in_both_operand_forms(case: Case) -> list[Case]:
     """The case with its operands as Parameters (id ``.../param``) and as Constants (``.../const``).
 
-    A case without operand values (an op with only attributes) stays a single case.
+    A case without operand values (an op with only attributes) stays a single case; so does one whose devices
+    take different values (a constant is the same on every device): it runs with Parameters (``.../param``).
     """
+    from specs.loader import PerDevice
+
     if not case.inputs:
         return [case]
+    if any(isinstance(v, PerDevice) or (isinstance(v, list) and any(isinstance(x, PerDevice) for x in v))
+           for v in case.inputs.values()):
+        return [dataclasses.replace(case, id=f"{case.id}/{PARAMETERS}", operand_form=PARAMETERS)]
     return [dataclasses.replace(case, id=f"{case.id}/{form}", operand_form=form) for form in (PARAMETERS, CONSTANTS)]

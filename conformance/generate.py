@@ -18,9 +18,9 @@ from backend.errors import OpError
 from backend.etypes import PrimitiveType
 from backend.host_io import Token, is_token
 from backend.shape import Shape, shape_from_pyval
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case, in_both_operand_forms
+from conformance.cases import ERROR, GENERATED, GOLDEN, Case, devices_label, in_both_operand_forms
 from conformance.values import random_array
-from specs.loader import parse_shape
+from specs.loader import PerDevice, parse_shape
 
 STANDARD_SHAPES: tuple[tuple[int, ...], ...] = ((), (5,), (2, 3), (0, 3), (2, 1, 3), (1, 2, 2, 3))
 DEFAULT_COUNT = 48
@@ -33,15 +33,31 @@ def cases_for(spec: Any, seed: int = 0) -> list[Case]:
 
 
 def golden_cases(spec: Any) -> list[Case]:
-    return [Case(id=f"{spec.name}/golden/{ex.name}", op=spec.name, kind=GOLDEN, inputs=dict(ex.inputs),
-                 attrs=dict(ex.attrs), expected=ex.expected, implementation_defined=ex.implementation_defined,
-                 infeed=ex.infeed, outfeed=ex.outfeed)
+    return [Case(id=f"{spec.name}/golden/{ex.name}{devices_label(ex.devices)}", op=spec.name, kind=GOLDEN,
+                 inputs=dict(ex.inputs), attrs=dict(ex.attrs), expected=ex.expected,
+                 implementation_defined=ex.implementation_defined, infeed=ex.infeed, outfeed=ex.outfeed,
+                 devices=ex.devices)
             for ex in spec.examples]
 
 
 def error_cases(spec: Any) -> list[Case]:
-    return [Case(id=f"{spec.name}/error/{ex.name}", op=spec.name, kind=ERROR, inputs=dict(ex.inputs),
-                 attrs=dict(ex.attrs), violates=ex.violates) for ex in spec.errors]
+    """One case per error example; one with devices (an error execute reports) gets zeros for inputs given as
+    shapes, to run with."""
+    return [Case(id=f"{spec.name}/error/{ex.name}{devices_label(ex.devices)}", op=spec.name, kind=ERROR,
+                 inputs=_runnable(ex.inputs) if ex.devices else dict(ex.inputs), attrs=dict(ex.attrs),
+                 violates=ex.violates, devices=ex.devices) for ex in spec.errors]
+
+
+def _runnable(inputs: dict[str, Any]) -> dict[str, Any]:
+    def value(v: Any) -> Any:
+        if isinstance(v, PerDevice):
+            return PerDevice(value(x) for x in v)
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        if isinstance(v, Shape) and v.is_array():
+            return np.zeros(v.dimensions(), v.numpy_dtype())
+        return v
+    return {k: value(v) for k, v in inputs.items()}
 
 
 def type_var(spec: Any) -> str | None:
@@ -77,19 +93,27 @@ def generated_cases(spec: Any, seed: int = 0) -> list[Case]:
     count = int(gen.get("count", DEFAULT_COUNT))
     plans = []
     for config in configs:
-        if config.get("shapes") is None:  # standard shapes for every operand, with the config's attrs
-            plans.extend((config, s) for s in shapes)
-        else:
-            plans.append((config, None))
+        for devices in _device_configs(gen, config):
+            if config.get("shapes") is None:  # standard shapes for every operand, with the config's attrs
+                plans.extend((config, s, devices) for s in shapes)
+            else:
+                plans.append((config, None, devices))
     per_type = max(1, min(len(plans), -(-count // max(1, len(types)))))
     out: list[Case] = []
     for t_index, etype in enumerate(types):
         for k in range(per_type):
-            config, dims = plans[(t_index * per_type + k) % len(plans)]
-            case = _generated_case(spec, var, etype, config, dims, seed)
+            config, dims, devices = plans[(t_index * per_type + k) % len(plans)]
+            case = _generated_case(spec, var, etype, config, dims, seed, devices)
             if case is not None and all(case.id != c.id for c in out):
                 out.append(case)
     return out
+
+
+def _device_configs(generator: dict[str, Any], config: dict[str, Any]) -> list[tuple[int, int] | None]:
+    """The (replicas, partitions) a config's cases run on: the config's ``devices``, else the generator's, else
+    one device (None: ids without a device count)."""
+    listed = config.get("devices") or generator.get("devices")
+    return [(int(r), int(p)) for r, p in listed] if listed else [None]
 
 
 def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
@@ -155,18 +179,23 @@ def _label(value: Any) -> str:
 
 
 def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, config: dict[str, Any],
-                    dims: tuple[int, ...] | None, seed: int) -> Case | None:
+                    dims: tuple[int, ...] | None, seed: int, devices: tuple[int, int] | None = None) -> Case | None:
     from backend.backends import get_backend
-    from conformance.build import build_case
+    from conformance.build import build_case, device_arguments
 
     attrs = dict(config.get("attrs") or {})
     id_base = f"{spec.name}/generated/{etypes.short_name(etype) if etype is not None else 'none'}"
+    id_base += devices_label(devices)
     rng = np.random.default_rng(zlib.crc32(f"{seed}:{id_base}:{config}:{dims}".encode()))
-    drawn = draw_inputs(spec, var, etype, config, dims, rng, spec.generator.get("values") or {},
-                        spec.generator.get("special_values", True))
-    if drawn is None:
+    count = 1 if devices is None else devices[0] * devices[1]
+    draws = [draw_inputs(spec, var, etype, config, dims, rng, spec.generator.get("values") or {},
+                         spec.generator.get("special_values", True)) for _ in range(count)]
+    if draws[0] is None:
         return None
-    inputs, label_shapes = drawn
+    inputs, label_shapes = draws[0]
+    if count > 1:  # every device draws its own operand values
+        inputs = {k: [PerDevice(d[0][k][i] for d in draws) for i in range(len(v))] if isinstance(v, list)
+                  else PerDevice(d[0][k] for d in draws) for k, v in inputs.items()}  # type: ignore[index]
     infeed_shapes = [parse_shape(s) for s in config.get("infeed") or []]
     infeed = tuple(_random_infeed_value(rng, s, spec.generator.get("values") or {}) for s in infeed_shapes)
     if infeed_shapes:
@@ -184,13 +213,28 @@ def _generated_case(spec: Any, var: str | None, etype: PrimitiveType | None, con
         # combinations (tests/test_conformance.py checks that every config is valid for some type)
         return None
     outfeed: list[Any] = []
+    tuple_result = comp.root_instruction.shape.is_tuple()
+    reference = get_backend("reference")
     try:
-        expected = get_backend("reference").execute(comp, args, infeed=infeed, outfeed=outfeed)
+        if count == 1:
+            per_device = [reference.execute(comp, args, infeed=infeed, outfeed=outfeed)]
+        else:
+            per_device = reference.execute(comp, device_arguments(args, count), devices[0], devices[1])  # type: ignore[index]
+    except OpError as e:
+        if devices is None:  # one device: an OpError here is a reference bug (the builder accepted it)
+            return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                        generation_error=f"{type(e).__name__}: {e}", infeed=infeed)
+        return None  # replica groups this device count cannot run (the config is meant for other counts)
     except Exception as e:  # the reference crashing on a valid program is a bug of ours: keep it visible
         return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
-                    generation_error=f"{type(e).__name__}: {e}", infeed=infeed)
+                    generation_error=f"{type(e).__name__}: {e}", infeed=infeed, devices=devices)
+    expected = per_device[0]
+    if devices is not None:
+        return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
+                    expected=PerDevice(r[0] if len(r) == 1 and not tuple_result else tuple(r) for r in per_device),
+                    devices=devices)
     return Case(id=case_id, op=spec.name, kind=GENERATED, inputs=inputs, attrs=attrs,
-                expected=expected[0] if len(expected) == 1 and not comp.root_instruction.shape.is_tuple()
+                expected=expected[0] if len(expected) == 1 and not tuple_result
                 else tuple(expected), infeed=infeed, outfeed=tuple(outfeed) if outfeed else None)
 
 

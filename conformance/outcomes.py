@@ -96,10 +96,17 @@ def _outcome_matches(outcome: Any, m: Mismatch) -> np.ndarray:
     return ~mismatch_mask(actual, value, bound)
 
 
-def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mismatch], profile: str) -> Verdict:
-    """Whether every differing element takes an outcome the profile allows, and which ones were chosen."""
+def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mismatch], profile: str,
+          table: dict[str, Any] | None = None) -> Verdict:
+    """Whether every differing element takes an outcome the profile allows, and which ones were chosen
+    (``table``: the allowed outcomes, when the caller has them: one device's of a multi-device run)."""
     check_profile(profile)
-    table = allowed_outcomes(spec, comp, args) if spec.implementation_defined else {}
+    if table is not None:
+        check_registered(spec, table)
+    elif spec.implementation_defined:
+        table = allowed_outcomes(spec, comp, args)
+    else:
+        table = {}
     if case.kind == "golden" and case.implementation_defined is not None:
         table = {k: v for k, v in table.items() if k == case.implementation_defined}
     chosen: dict[str, Counter] = {}

@@ -57,7 +57,7 @@ def case_record(r: Result) -> dict[str, Any]:
     form = case.operand_form if case.id.endswith(f"/{case.operand_form}") else None
     if form:
         name = name.removesuffix(f"/{form}")
-    devices = getattr(case, "devices", None) or getattr(case, "replicas", None)
+    devices = case.device_count if getattr(case, "devices", None) else None  # (replicas, partitions): R * P
     return {"id": case.id, "op": case.op, "kind": case.kind, "name": name,
             **({"operand_form": form} if form else {}), **({"devices": int(devices)} if devices else {}),
             "status": r.status, **({"outcome": r.outcome} if r.outcome else {}),

@@ -12,7 +12,7 @@ import numpy as np
 
 import specs
 from backend.errors import OpError, UnsupportedError
-from conformance.build import build_case, reproduction
+from conformance.build import build_case, device_arguments, reproduction
 from conformance.cases import ERROR, Case
 from conformance.compare import describe_mismatch, mismatch_mask
 from conformance.outcomes import SPEC, Mismatch, check_profile, judge
@@ -49,6 +49,12 @@ def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
 
 def _run(case: Case, backend: Any, profile: str) -> Result:
     spec = specs.get(case.op)
+    if case.device_count > 1:
+        return _run_on_devices(case, spec, backend, profile)
+    if case.devices is not None:  # one device, named 1x1: a one-device case with a per-device expected value
+        case = dataclasses.replace(case, devices=None, expected=case.expected[0] if case.kind != ERROR else None)
+        if case.kind == ERROR:
+            return _run_device_error(case, spec, backend, 1, 1)
     if case.kind == ERROR:
         try:
             build_case(spec, case.inputs, case.attrs)
@@ -77,27 +83,119 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
         problem = _outfeed_mismatch(outfeed, case.outfeed)
         if problem:
             return Result(case, FAILED, problem)
+    mismatches = _mismatches(spec, comp, outputs, expected)
+    if isinstance(mismatches, str):
+        return Result(case, FAILED, mismatches)
+    if not mismatches:
+        return Result(case, PASSED)
+    verdict = judge(case, spec, comp, args, mismatches, profile)
+    if not verdict.excused:
+        return Result(case, FAILED, verdict.message)
+    return _excused(case, verdict, profile)
+
+
+def _mismatches(spec: Any, comp: Any, outputs: list[Any], expected: list[Any]) -> list[Mismatch] | str:
+    """The outputs that differ from the expected ones beyond the tolerance, or why they cannot be compared."""
     root = comp.root_instruction
     result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
     mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
         if out_arr.dtype != exp_arr.dtype or out_arr.shape != exp_arr.shape:
-            return Result(case, FAILED, f"output {i}: got {out_arr.dtype}{list(out_arr.shape)}, expected "
-                          f"{exp_arr.dtype}{list(exp_arr.shape)}")
+            return f"output {i}: got {out_arr.dtype}{list(out_arr.shape)}, expected {exp_arr.dtype}{list(exp_arr.shape)}"
         bound = spec.tolerance.for_type(shape.element_type(), root.attrs) if shape.is_array() else None
         mask = mismatch_mask(out_arr, exp_arr, bound)
         if mask.any():
             mismatches.append(Mismatch(i, out_arr, exp_arr, bound, mask, tuple(outputs)))
-    if not mismatches:
-        return Result(case, PASSED)
-    verdict = judge(case, spec, comp, args, mismatches, profile)
-    if not verdict.excused:
-        return Result(case, FAILED, verdict.message)
+    return mismatches
+
+
+def _excused(case: Case, verdict: Any, profile: str) -> Result:
     chosen = {key: dict(c) for key, c in verdict.chosen.items()}
     if profile == SPEC:
         return Result(case, IMPL_DEFINED, f"implementation-defined: {verdict.message}", chosen=chosen)
     return Result(case, PASSED, f"XLA's outcome where the reference departs from it: {verdict.message}", chosen=chosen)
+
+
+def _run_device_error(case: Case, spec: Any, backend: Any, replicas: int, partitions: int) -> Result:
+    """An error example with devices: the op builds, and execute on that many devices reports the constraint."""
+    try:
+        comp, args = build_case(spec, case.inputs, case.attrs)
+    except Exception as e:
+        return Result(case, FAILED, f"expected the op to build (the error is one execute reports), got "
+                      f"{type(e).__name__}: {e}")
+    count = replicas * partitions
+    try:
+        if count == 1:
+            backend.execute(comp, args)
+        else:
+            backend.execute(comp, device_arguments(args, count), replicas=replicas, partitions=partitions)
+    except OpError as e:
+        if e.constraint == case.violates:
+            return Result(case, PASSED, str(e))
+        return Result(case, FAILED, f"expected an OpError for {case.violates}, got one for {e.constraint}: {e}")
+    except UnsupportedError as e:
+        return Result(case, UNSUPPORTED, str(e))
+    except Exception as e:
+        return Result(case, FAILED, f"expected OpError({case.violates}) from execute, got {_exception_head(e)}")
+    return Result(case, FAILED, f"expected OpError({case.violates}) from execute on {count} devices, but it ran")
+
+
+def _run_on_devices(case: Case, spec: Any, backend: Any, profile: str) -> Result:
+    """A case on replicas x partitions devices: every device's result against its expected one."""
+    replicas, partitions = case.devices  # type: ignore[misc]
+    count = replicas * partitions
+    if case.kind == ERROR:
+        return _run_device_error(case, spec, backend, replicas, partitions)
+    try:
+        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
+    except Exception as e:
+        return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
+    if case.generation_error:
+        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
+    device_args = device_arguments(args, count)
+    expected = [list(e) if isinstance(e, tuple) else [e] for e in case.expected]
+    try:
+        reason = backend.supports(comp)
+        if reason:
+            return Result(case, UNSUPPORTED, reason)
+        outputs = backend.execute(comp, device_args, replicas=replicas, partitions=partitions)
+    except UnsupportedError as e:
+        return Result(case, UNSUPPORTED, str(e))
+    except SystemExit as e:
+        return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
+    if not isinstance(outputs, (list, tuple)) or len(outputs) != count:
+        return Result(case, FAILED, f"execute() on {count} devices returned {type(outputs).__name__} "
+                      f"{len(outputs) if isinstance(outputs, (list, tuple)) else ''}, not {count} per-device results")
+    per_device = {}
+    for d in range(count):
+        if not isinstance(outputs[d], (list, tuple)) or len(outputs[d]) != len(expected[d]):
+            return Result(case, FAILED, f"device {d}: execute() returned {outputs[d]!r:.200}, expected "
+                          f"{len(expected[d])} outputs")
+        mismatches = _mismatches(spec, comp, [np.asarray(o) for o in outputs[d]], expected[d])
+        if isinstance(mismatches, str):
+            return Result(case, FAILED, f"device {d}: {mismatches}")
+        if mismatches:
+            per_device[d] = mismatches
+    if not per_device:
+        return Result(case, PASSED)
+    from backend.reference.allowed import root_outcomes_per_device
+
+    tables = root_outcomes_per_device(comp, device_args, replicas, partitions) if spec.implementation_defined \
+        else [{}] * count
+    verdicts = []
+    for d, mismatches in per_device.items():
+        verdict = judge(case, spec, comp, device_args[d], mismatches, profile, tables[d])
+        if not verdict.excused:
+            return Result(case, FAILED, f"device {d}: {verdict.message}")
+        verdicts.append(verdict)
+    merged = verdicts[0]
+    for v in verdicts[1:]:
+        for key, c in v.chosen.items():
+            merged.chosen.setdefault(key, c.__class__()).update(c)
+    return _excused(case, merged, profile)
 
 
 def _outfeed_mismatch(got: list[Any], expected: tuple[Any, ...]) -> str | None:

@@ -18,6 +18,10 @@ from specs.loader import OpSpec, load_all, parse_literal
 
 
 def _literal_text(value: Any) -> str:
+    from specs.loader import PerDevice
+
+    if isinstance(value, PerDevice):
+        return "per device [" + "; ".join(f"{d}: {_literal_text(v)}" for d, v in enumerate(value)) + "]"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(_literal_text(v) for v in value) + ")"
     if isinstance(value, Shape):
@@ -92,6 +96,9 @@ def render_op(spec: OpSpec) -> str:
         if ex.doc:
             lines += ["", ex.doc]
         lines += ["", "```"]
+        if ex.devices is not None:
+            lines.append(f"# on {ex.devices[0]} replicas x {ex.devices[1]} partitions (device d = replica * "
+                         f"{ex.devices[1]} + partition)")
         lines += [f"{k} = {_literal_text(v)}" for k, v in ex.inputs.items()]
         lines += [f"{k} = {_attr_text(v)}" for k, v in ex.attrs.items()]
         lines += [f"{spec.name}(...) = {_literal_text(ex.expected)}", "```", ""]
@@ -99,6 +106,8 @@ def render_op(spec: OpSpec) -> str:
     for er in spec.errors:
         inputs = ", ".join(f"{k}: {_literal_text(v)}" for k, v in er.inputs.items())
         attrs = ", ".join(f"{k}={v!r}" for k, v in er.attrs.items())
+        if er.devices is not None:
+            attrs += f" (execute on {er.devices[0]} x {er.devices[1]} devices)"
         lines.append(f"| {er.violates} | {inputs} | {attrs} |")
     lines += ["", "## Tolerance", ""]
     for key, bound in spec.tolerance.by_key.items():

@@ -94,6 +94,7 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
+    "tuple_operands": BOOL,
     "see_also": ListOf(STR), "call_forms": ListOf(MAPPING), "forms": MappingOf(ListOf(STR)),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",
@@ -105,8 +106,11 @@ CALL_FORM: dict[str, FieldType] = {"name": STR, "adapter": STR, "args": OneOf(MA
 FORM_ARG: dict[str, FieldType] = {"to": STR, "single": BOOL, "builder": BOOL, "type": STR, "default": ANY,
                                   "keyword_only": BOOL}
 EXAMPLE: dict[str, FieldType] = {"name": STR, "inputs": MAPPING, "attrs": MAPPING, "expected": ANY, "doc": STR,
-                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING)}
-ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING}
+                                 "implementation_defined": ANY, "infeed": ListOf(MAPPING), "outfeed": ListOf(MAPPING),
+                                 "devices": MAPPING}
+ERROR: dict[str, FieldType] = {"name": STR, "violates": STR, "inputs": MAPPING, "attrs": MAPPING, "devices": MAPPING}
+#: An example's ``devices``: {replicas: R, partitions: P}, both >= 1.
+DEVICES: dict[str, FieldType] = {"replicas": COUNT, "partitions": COUNT}
 BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
 #: A generated operand's value hint: numbers (min, max, scale), special_values: false, or a matrix
 #: structure's name (``structure``, one of conformance.values.MATRIX_STRUCTURES).
@@ -116,13 +120,15 @@ _MIN_MAX = MappingOf(OneOf(NUMBER, BOOL, FieldType(f"a matrix structure ({', '.j
 GENERATOR: dict[str, FieldType] = {
     "element_types": ListOf(STR), "shapes": ListOf(DIMS), "values": MappingOf(_MIN_MAX),
     "special_values": BOOL, "configs": ListOf(MAPPING), "count": COUNT,
+    "devices": ListOf(ListOf(COUNT)),
 }
 #: One generator config; a variadic argument's shapes are a list of dimension lists; a tuple-shaped operand
 #: is {tuple: [dims or literal, ...]}.
 _CONFIG_SHAPE = OneOf(DIMS, FieldType("a {tuple: [...]} mapping", lambda v: isinstance(v, dict) and set(v) == {"tuple"}))
 CONFIG: dict[str, FieldType] = {"name": STR, "shapes": MappingOf(OneOf(_CONFIG_SHAPE, ListOf(_CONFIG_SHAPE))),
                                 "attrs": MAPPING,
-                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR)}
+                                "types": MappingOf(OneOf(STR, ListOf(STR))), "infeed": ListOf(STR),
+                                "devices": ListOf(ListOf(COUNT))}
 EXAMPLE_NULLABLE = frozenset({"inputs", "attrs"})
 
 

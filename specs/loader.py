@@ -292,6 +292,18 @@ class CallForm:
         return any(a.builder for a in self.args)
 
 
+class PerDevice(tuple):  # type: ignore[type-arg]
+    """One value per device (device order ``d = replica * partitions + partition``): an input or the
+    expected result of a multi-device example."""
+
+    def __repr__(self) -> str:
+        return f"PerDevice({list(self)!r})"
+
+
+def device_count(devices: tuple[int, int] | None) -> int:
+    return 1 if devices is None else devices[0] * devices[1]
+
+
 @dataclasses.dataclass(frozen=True)
 class Example:
     name: str
@@ -303,6 +315,9 @@ class Example:
     #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
     infeed: tuple[Any, ...] = ()
     outfeed: tuple[Any, ...] | None = None
+    #: ``(replicas, partitions)`` of a multi-device example (None: one device, no ``devices`` key); with
+    #: devices, an input is one value (every device's) or a PerDevice, and ``expected`` is a PerDevice.
+    devices: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,6 +342,8 @@ class ErrorExample:
     violates: str
     inputs: dict[str, Any]
     attrs: dict[str, Any]
+    #: ``(replicas, partitions)``: the error is one execute reports on that many devices (None: the builder's).
+    devices: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -392,6 +409,8 @@ class OpSpec:
     #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
     forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     call_forms: tuple[CallForm, ...] = ()
+    #: An operand with an element-type variable may be a tuple of arrays of one element type (AllReduce's).
+    tuple_operands: bool = False
 
     def arg(self, name: str) -> ArgSpec:
         for a in self.args:
@@ -421,8 +440,8 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms")
-_GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count")
+                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms", "tuple_operands")
+_GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count", "devices")
 
 
 def _parse_tolerance(ctx: _Ctx, node: Any, args: tuple[ArgSpec, ...] = ()) -> Tolerance:
@@ -594,15 +613,43 @@ def _check_attribute_type(ctx: _Ctx, m: _Map, where: str) -> None:
             raise ctx.fail(f"{where}.default", f"not a valid {m['type']}: {e}", m, "default") from None
 
 
-def _parse_inputs(ctx: _Ctx, node: Any, where: str, literal: bool) -> dict[str, Any]:
+def _parse_devices(ctx: _Ctx, m: dict[str, Any], where: str) -> tuple[int, int] | None:
+    """An example's ``devices: {replicas: R, partitions: P}`` (both default 1), or None without the key."""
+    if "devices" not in m:
+        return None
+    node = m["devices"]
+    d = ctx.mapping(node, f"{where}.devices", (), ("replicas", "partitions"), types=field_types.DEVICES)
+    return int(d.get("replicas", 1)), int(d.get("partitions", 1))
+
+
+def _per_device(node: Any, devices: tuple[int, int], literal: bool) -> PerDevice:
+    """A list of one literal (or shape) per device."""
+    count = device_count(devices)
+    if not isinstance(node, list) or len(node) != count:
+        raise ValueError(f"with devices {{replicas: {devices[0]}, partitions: {devices[1]}}}, expected a list of "
+                         f"{count} values (one per device), got {node!r:.200}")
+    return PerDevice(parse_literal(v) if literal or isinstance(v, dict) else parse_shape(str(v)) for v in node)
+
+
+def _parse_inputs(ctx: _Ctx, node: Any, where: str, literal: bool, args: Any = (),
+                  devices: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Argument name -> value (a literal, or a shape where ``literal`` is false). With ``devices``, an operand's
+    value may be a list of one value per device (a PerDevice; for a variadic argument, per entry)."""
     if node is None:
         return {}
     if not isinstance(node, dict):
         raise ctx.fail(where, "expected a mapping of argument name to value")
-    out = {}
+    kinds = {a.name: a.kind for a in args}
+    out: dict[str, Any] = {}
     for name, value in node.items():
         try:
-            if isinstance(value, list):
+            if devices is not None and kinds.get(name) == "operand" and isinstance(value, list):
+                out[name] = _per_device(value, devices, literal)
+            elif devices is not None and kinds.get(name) == "operands" and isinstance(value, list):
+                out[name] = [_per_device(v, devices, literal) if isinstance(v, list)
+                             else parse_literal(v) if literal or isinstance(v, dict) else parse_shape(str(v))
+                             for v in value]
+            elif isinstance(value, list):
                 out[name] = [parse_literal(v) if literal or isinstance(v, dict) else parse_shape(v) for v in value]
             elif literal or isinstance(value, dict):
                 out[name] = parse_literal(value)
@@ -662,11 +709,12 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     for i, ex in enumerate(top["examples"] or []):
         where = f"examples[{i}]"
         m = ctx.mapping(ex, where, ("name", "expected"), ("inputs", "attrs", "doc", "implementation_defined",
-                                                          "infeed", "outfeed"),
+                                                          "infeed", "outfeed", "devices"),
                         types=field_types.EXAMPLE, nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
+        devices = _parse_devices(ctx, m, where)
         try:
-            expected = parse_literal(m["expected"])
+            expected = parse_literal(m["expected"]) if devices is None else _per_device(m["expected"], devices, True)
         except ValueError as e:
             raise ctx.fail(f"{where}.expected", str(e), m, "expected") from None
         feeds: dict[str, Any] = {}
@@ -675,21 +723,24 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                 feeds[key] = tuple(parse_literal(v) for v in m[key]) if key in m else None
             except ValueError as e:
                 raise ctx.fail(f"{where}.{key}", str(e), m, key) from None
-        examples.append(Example(name=str(m["name"]), inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True),
+        examples.append(Example(name=str(m["name"]),
+                                inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True, args, devices),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
                                 implementation_defined=m.get("implementation_defined"),
-                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"]))
+                                infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"], devices=devices))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
         where = f"errors[{i}]"
-        m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs"), types=field_types.ERROR,
+        m = ctx.mapping(ex, where, ("violates",), ("name", "inputs", "attrs", "devices"), types=field_types.ERROR,
                         nullable=field_types.EXAMPLE_NULLABLE)
         _check_arg_keys(ctx, m, where, args)
+        devices = _parse_devices(ctx, m, where)
         if m["violates"] not in constraints:
             raise ctx.fail(f"{where}.violates", f"'{m['violates']}' is not a constraint id of {name}", m, "violates")
         errors.append(ErrorExample(name=str(m.get("name", f"{m['violates'].lower()}_{i}")), violates=m["violates"],
-                                   inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", False),
-                                   attrs=dict(m.get("attrs") or {})))
+                                   inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", False, args,
+                                                        devices),
+                                   attrs=dict(m.get("attrs") or {}), devices=devices))
     for a in args:
         if a.constraint is not None and a.constraint not in constraints:
             raise ctx.fail(f"args.{a.name}.constraint", f"'{a.constraint}' is not a constraint id", top["args"], a.name)
@@ -713,6 +764,10 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     ctx.mapping(generator, "generator", (), _GENERATOR_KEYS, types=field_types.GENERATOR)
     for i, config in enumerate(generator.get("configs") or []):
         ctx.mapping(config, f"generator.configs[{i}]", (), tuple(field_types.CONFIG), types=field_types.CONFIG)
+    for where, node in [("generator", generator), *((f"generator.configs[{i}]", c)
+                                                    for i, c in enumerate(generator.get("configs") or []))]:
+        if any(len(d) != 2 for d in node.get("devices") or []):
+            raise ctx.fail(f"{where}.devices", "expected a list of [replicas, partitions] pairs", node, "devices")
     ctx.mapping(top.get("result") or {}, "result", (), ("element",))
     impl = _parse_implementation_defined(ctx, top.get("implementation_defined"))
     for ex in examples:
@@ -726,6 +781,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   tolerance=_parse_tolerance(ctx, top["tolerance"], args), implementation_defined=dict(impl),
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
                   executable=bool(top.get("executable", True)), path=path, forms=forms,
+                  tuple_operands=bool(top.get("tuple_operands", False)),
                   call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args))
     if forms and spec.call_forms:
         raise ctx.fail("call_forms", "an op with 'forms' (argument lists that differ) lists each signature there; "

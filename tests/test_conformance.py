@@ -18,6 +18,7 @@ from conformance.build import build_case
 from conformance.cases import CONSTANTS, ERROR, PARAMETERS
 from conformance.compare import mismatch_mask
 from conformance.runner import FAILURES, PASSED
+from specs.loader import PerDevice
 
 ALL = specs.load_all()
 
@@ -43,7 +44,8 @@ def _config_exercised(config, generated):
         return any(f"/{config['name']}:" in c.id for c in generated)
     wanted = {k: [list(d) for d in v] if v and isinstance(v[0], (list, tuple)) else list(v)
               for k, v in (config.get("shapes") or {}).items()}
-    def dims(x):  # a token input ({"token[]": []}) has the config shape []
+    def dims(x):  # a token input ({"token[]": []}) has the config shape []; a multi-device input, each device's
+        x = x[0] if isinstance(x, PerDevice) else x
         return [] if is_token(x) else list(np.shape(x))
     for c in generated:
         shapes = {k: [dims(x) for x in v] if isinstance(v, list) else dims(v) for k, v in c.inputs.items()}

@@ -10,7 +10,10 @@ its operands' shapes returning the reason, or ``None``; ``JaxBackend.supports()`
 
 from __future__ import annotations
 
+from backend.jax_backend.devices import configure_cpu_devices
 from backend.registry import Registry
+
+configure_cpu_devices()  # before jax's backends start: several host devices for multi-device runs
 
 LOWERINGS = Registry("jax lowering", __name__)
 lowering = LOWERINGS.register

@@ -1,4 +1,5 @@
-"""jax lowerings of Cholesky, TriangularSolve, QR, Eigh, SVD and LU (``jax.lax.linalg``).
+"""jax lowerings of Cholesky, TriangularSolve, QR, QrDecomposition, ProductOfElementaryHouseholderReflectors,
+Eigh, SVD and LU (``jax.lax.linalg``).
 
 jax's Cholesky and Eigh symmetrize their input by default; the documents read one triangle only,
 so both are called with ``symmetrize_input=False``. Narrow floats (f16, bf16), which jax's
@@ -48,6 +49,20 @@ def triangular_solve(ctx: Any, a: Any, b: Any) -> Any:
 def qr(ctx: Any, operand: Any) -> Any:
     q, r = lax.linalg.qr(operand, full_matrices=ctx.attr("full_matrices"))
     return q, r
+
+
+@lowering("QrDecomposition")
+def qr_decomposition(ctx: Any, operand: Any) -> Any:
+    """jax's geqrf (LAPACK's on the CPU; not exported by jax.lax.linalg, which uses it for qr)."""
+    from jax._src.lax.linalg import geqrf
+
+    packed, taus = geqrf(operand)
+    return packed, taus
+
+
+@lowering("ProductOfElementaryHouseholderReflectors")
+def product_of_householder_reflectors(ctx: Any, a: Any, taus: Any) -> Any:
+    return lax.linalg.householder_product(a, taus)
 
 
 @lowering("Eigh")

@@ -18,13 +18,21 @@ import jax
 import numpy as np
 
 from backend import etypes
-from backend.backends import ArgumentChecker, check_computation, check_replicas
+from backend.backends import (
+    ArgumentChecker,
+    check_computation,
+    check_device_count,
+    check_partitions,
+    check_replicas,
+    per_device_arguments,
+)
 from backend.builder import XlaComputation
 from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.etypes import PrimitiveType
 from backend.host_io import HOST_IO_OPCODES, HostIO, active_io
 from backend.interpreter import GraphWalker
 from backend.jax_backend import LIMITATIONS, LOWERINGS
+from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
 from backend.registry import Registry
 from backend.shape import Shape
 
@@ -47,8 +55,8 @@ class _TracingWalker(GraphWalker):
     is a jitted function made once per computation, so jax traces it once per argument types, not
     once per use: nested branches that share a computation trace in linear, not exponential, time."""
 
-    def __init__(self, backend: str, table: Registry) -> None:
-        super().__init__(backend, table)
+    def __init__(self, backend: str, table: Registry, devices: JaxDeviceContext | None = None) -> None:
+        super().__init__(backend, table, devices or JaxDeviceContext())
         self._functions: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()
 
     def run_nested(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
@@ -76,6 +84,8 @@ class JaxBackend:
         # id(computation) -> its _Prepared, which holds a weak reference to the computation (a
         # WeakKeyDictionary look-up costs about 0.5 us, a tenth of a small computation's dispatch)
         self._cache: dict[int, _Prepared] = {}
+        # (id(computation), replicas, partitions) -> the shard_map'ed function of a multi-device run
+        self._multi: dict[Any, _Prepared] = {}
 
     @property
     def platform(self) -> str:
@@ -127,17 +137,71 @@ class JaxBackend:
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
         return self._prepared(computation).fn
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1, *,
-                infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
-        """The results; Infeed ops take the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+    def _prepared_devices(self, computation: XlaComputation, replicas: int, partitions: int) -> _Prepared:
+        """The jitted shard_map of a run on replicas x partitions devices (made once per computation and count)."""
+        key = (id(computation), replicas, partitions)
+        prepared = self._multi.get(key)
+        if prepared is not None and prepared.computation() is computation:
+            return prepared
+        reason = self.supports(computation)
+        if reason is not None:
+            raise UnsupportedError(self.name, computation.root_instruction.opcode, reason)
+        hint = f" (set {ENV_CPU_DEVICES} before the first jax use for more host devices)" \
+            if self.platform == "cpu" else ""
+        check_device_count(self.name, computation, replicas * partitions, len(available_devices(self._device)), hint)
+        walker = _TracingWalker(self.name, self._table, JaxDeviceContext(replicas, partitions))
+        spec = jax.sharding.PartitionSpec(*walker.devices.axis_names)
+
+        def run(*args: Any) -> Any:
+            local = jax.tree_util.tree_map(lambda a: a[0, 0], args)
+            out = walker.run(computation, local)
+            return jax.tree_util.tree_map(lambda x: x[None, None], out)
+        fn = jax.jit(jax.shard_map(run, mesh=mesh(replicas, partitions, self._device), in_specs=spec,
+                                   out_specs=spec, check_vma=False))
+        prepared = _Prepared(computation, fn, self._multi, key)
+        self._multi[key] = prepared
+        return prepared
+
+    def _execute_devices(self, computation: XlaComputation, arguments: Any, replicas: int, partitions: int,
+                         io: HostIO) -> list[Any]:
+        prepared = self._prepared_devices(computation, replicas, partitions)
+        count = replicas * partitions
+        device_args = per_device_arguments(computation, arguments, count, prepared.check)
+        stacked = [jax.tree_util.tree_map(lambda *xs: np.stack(xs).reshape(replicas, partitions, *np.shape(xs[0])),
+                                          *(args[i] for args in device_args))
+                   for i in range(len(prepared.check.shapes))]
+        with active_io(io), jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
+            try:
+                out = prepared.fn(*stacked)
+                out = jax.tree_util.tree_map(np.asarray, out)
+                if prepared.host_io:
+                    jax.effects_barrier()
+            except (OpError, UnsupportedError, ExecutionError):
+                raise
+            except Exception as e:
+                if io.error is not None:
+                    raise io.error from None
+                raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+        flat = jax.tree_util.tree_map(lambda x: x.reshape(count, *x.shape[2:]), out)
+        per_device = [jax.tree_util.tree_map(lambda x, d=d: x[d], flat) for d in range(count)]
+        return [list(mine) if prepared.tuple_result else [mine] for mine in per_device]
+
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
+                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+        """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
+        the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+        if replicas != 1 or partitions != 1:
+            check_computation(computation)
+            count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
+            if count > 1:
+                return self._execute_devices(computation, arguments, int(replicas), int(partitions),
+                                             HostIO(infeed, outfeed))
         # The hot path (see backend/bench_dispatch.py): the cached preparation, the argument check
         # (three comparisons per NumPy argument of the right type), the jitted call.
         prepared = self._cache.get(id(computation))
         if prepared is None or prepared.computation() is not computation:
             prepared = self._prepared(computation)
         args = prepared.check(arguments)
-        if type(replicas) is not int or replicas < 1:
-            check_replicas(computation, replicas)
         if prepared.host_io or infeed or outfeed is not None:
             return self._execute_with_io(computation, prepared, args, HostIO(infeed, outfeed))
         with jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
@@ -176,8 +240,8 @@ class _Prepared:
 
     __slots__ = ("check", "computation", "fn", "host_io", "tuple_result", "x64")
 
-    def __init__(self, computation: XlaComputation, fn: Any, cache: dict[int, _Prepared]) -> None:
-        key = id(computation)
+    def __init__(self, computation: XlaComputation, fn: Any, cache: dict[Any, _Prepared], key: Any = None) -> None:
+        key = id(computation) if key is None else key
 
         def forget(_: Any) -> None:  # the computation is gone: drop its entry (unless already replaced)
             if cache.get(key) is self:

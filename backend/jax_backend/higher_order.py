@@ -1,4 +1,4 @@
-"""jax lowerings of the higher-order ops: Map (jnp.vectorize), Scan (lax.scan), Sort and TopK.
+"""jax lowerings of the higher-order ops: Map (jnp.vectorize), Scan (lax.scan), Sort, TopK and ApproxTopK.
 
 Sort: jax's sort primitive (``sort_p``) builds its own comparator (a lexicographic less-than over
 ``num_keys`` operands, with -0.0 = +0.0 and every NaN equal) and takes no other. A comparator that
@@ -80,22 +80,71 @@ def _positions(ctx: Any, rows: list[Any]) -> Any:
     return jnp.sum(jnp.swapaxes(less, -1, -2), axis=-1) + jnp.sum(equivalent & before, axis=-1)
 
 
-@lowering("Sort")
-def sort(ctx: Any, operands: list[Any]) -> Any:
-    d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
-    comp = ctx.attr("comparator")
-    order = _key_order(comp)
+def sort_along(ctx: Any, operands: list[Any], d: int, is_stable: bool) -> tuple[Any, ...]:
+    """The operands sorted together along dimension ``d`` by the op's ``comparator``."""
+    order = _key_order(ctx.attr("comparator"))
     if order is not None:  # lax.sort on an integer key that orders as the comparator does
         key = _total_order_key(operands[0])
         key = ~key if order == "descending" else key
-        out = lax.sort((key, *operands), dimension=d, is_stable=bool(ctx.attr("is_stable")), num_keys=1)[1:]
-    else:
-        rows = [jnp.moveaxis(x, d, -1) for x in operands]
-        if rows[0].size == 0:
-            return operands[0] if len(operands) == 1 else tuple(operands)
-        ranks = jnp.argsort(_positions(ctx, rows), axis=-1)  # the inverse permutation: input index per position
-        out = tuple(jnp.moveaxis(jnp.take_along_axis(x, ranks, axis=-1), -1, d) for x in rows)
-    return out[0] if len(out) == 1 else tuple(out)
+        return tuple(lax.sort((key, *operands), dimension=d, is_stable=is_stable, num_keys=1)[1:])
+    rows = [jnp.moveaxis(x, d, -1) for x in operands]
+    if rows[0].size == 0:
+        return tuple(operands)
+    ranks = jnp.argsort(_positions(ctx, rows), axis=-1)  # the inverse permutation: input index per position
+    return tuple(jnp.moveaxis(jnp.take_along_axis(x, ranks, axis=-1), -1, d) for x in rows)
+
+
+@lowering("Sort")
+def sort(ctx: Any, operands: list[Any]) -> Any:
+    out = sort_along(ctx, operands, sort_dimension(ctx.attr("dimension"), operands[0].ndim),
+                     bool(ctx.attr("is_stable")))
+    return out[0] if len(out) == 1 else out
+
+
+def _result_size(ctx: Any) -> int:
+    return ctx.shape.tuple_shapes()[0].dimensions()[ctx.attr("reduction_dim")]
+
+
+@lowering("ApproxTopKFallback")
+def approx_top_k_fallback(ctx: Any, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
+    """XLA's fallback: sort along reduction_dim by the comparator, keep the leading positions."""
+    d = ctx.attr("reduction_dim")
+    return tuple(lax.slice_in_dim(x, 0, _result_size(ctx), axis=d) for x in sort_along(ctx, operands, d, False))
+
+
+def _plain_direction(comp: XlaComputation) -> str | None:
+    """``"GT"`` / ``"LT"`` when the comparator is ``p0 > p1`` / ``p0 < p1`` (Gt, Lt, or Compare with a
+    float comparison) on operand 0: the comparators jax's approx_max_k / approx_min_k build."""
+    root, params = comp.root_instruction, comp.parameters
+    if tuple(root.operands) != (params[0].id, params[1].id):
+        return None
+    if root.opcode in ("Gt", "Lt"):
+        return root.opcode.upper()
+    if root.opcode == "Compare" and root.attrs["direction"].value in ("GT", "LT"):
+        compare_type = root.attrs.get("compare_type")
+        if compare_type is None or compare_type.value == "FLOAT":
+            return root.attrs["direction"].value
+    return None
+
+
+@lowering("ApproxTopK")
+def approx_top_k(ctx: Any, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
+    """jax.lax.approx_max_k / approx_min_k (XLA's ApproxTopK: approximate on TPU, its fallback elsewhere)
+    when operand 0 is a float ranked by a plain greater-than / less-than, the other operands gathered
+    at the indices it returns (a negative index: a bin of padding, the init values); otherwise the
+    fallback's sort and slice, which is one of the allowed results."""
+    direction = _plain_direction(ctx.attr("comparator"))
+    x = operands[0]
+    if direction is None or not jnp.issubdtype(x.dtype, jnp.floating):
+        return approx_top_k_fallback(ctx, operands, init_values)
+    d = ctx.attr("reduction_dim")
+    search = lax.approx_max_k if direction == "GT" else lax.approx_min_k
+    _, index = search(x, ctx.attr("top_k"), reduction_dimension=d, recall_target=float(ctx.attr("recall_target")),
+                      reduction_input_size_override=ctx.attr("reduction_input_size_override"),
+                      aggregate_to_topk=bool(ctx.attr("aggregate_to_topk")))
+    padding = index < 0
+    safe = jnp.where(padding, 0, index)
+    return tuple(jnp.where(padding, v, jnp.take_along_axis(y, safe, axis=d)) for y, v in zip(operands, init_values))
 
 
 @lowering("TopK")

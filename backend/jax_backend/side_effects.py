@@ -85,6 +85,16 @@ def outfeed_with_token(ctx: Any, operand: Any, token: Any) -> Any:
     return outfeed(ctx, operand)
 
 
+@lowering("SendToHost")
+def send_to_host(ctx: Any, operand: Any, token: Any) -> Any:
+    return outfeed(ctx, operand)
+
+
+@lowering("RecvFromHost")
+def recv_from_host(ctx: Any, token: Any) -> Any:
+    return _infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), _token()
+
+
 def _check_traced(op: str, target: str, shape: Any, value: Any) -> Any:
     """The target's traced result, checked against the declared shape (an OpError naming both)."""
     if shape.is_tuple():

@@ -55,17 +55,19 @@ class Within:
     outcome: Outcome
 
 
-def root_outcomes(comp: Any, args: list[Any]) -> dict[str, Allowed]:
+def root_outcomes(comp: Any, args: list[Any], devices: Any = None) -> dict[str, Allowed]:
     """The registered ``{id: Allowed}`` of a computation's root op (none registered: ``{}``), its
-    operands evaluated by the reference from the computation's arguments ``args``."""
+    operands evaluated by the reference from the computation's arguments ``args``; ``devices`` is the
+    ``backend.rendezvous.DeviceContext`` of a device of a multi-device run (see :func:`root_outcomes_per_device`)."""
     from backend.interpreter import EvalContext, GraphWalker, TailCall
     from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
+    from backend.rendezvous import DeviceContext
 
     root = comp.root_instruction
     fn = IMPLEMENTATION_DEFINED.get(root.opcode)
     if fn is None:
         return {}
-    walker = GraphWalker("reference", EVALUATORS)
+    walker = GraphWalker("reference", EVALUATORS, devices or DeviceContext())
     values: dict[int, Any] = {}
     for inst in comp.instructions:
         if inst.id == root.id:
@@ -75,6 +77,15 @@ def root_outcomes(comp: Any, args: list[Any]) -> dict[str, Allowed]:
         values[inst.id] = walker.run(value.computation, value.args) if isinstance(value, TailCall) else value
     with np.errstate(all="ignore"):
         return fn(EvalContext(root, walker, args), *root.grouped([values[o] for o in root.operands]))
+
+
+def root_outcomes_per_device(comp: Any, device_args: list[list[Any]], replicas: int,
+                             partitions: int) -> list[dict[str, Allowed]]:
+    """:func:`root_outcomes` of every device of a multi-device run (their collectives meet, as in execute)."""
+    from backend.rendezvous import run_on_devices
+
+    return run_on_devices("reference", replicas, partitions,
+                          lambda device: root_outcomes(comp, device_args[device.device_id], device))
 
 
 def _flush_real(x: np.ndarray) -> np.ndarray:

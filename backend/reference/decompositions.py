@@ -1,4 +1,5 @@
-"""Reference evaluators of Cholesky, TriangularSolve, QR, Eigh, SVD and LU (NumPy, in f64 / c128).
+"""Reference evaluators of Cholesky, TriangularSolve, QR, QrDecomposition,
+ProductOfElementaryHouseholderReflectors, Eigh, SVD and LU (NumPy, in f64 / c128).
 
 Every op works on a batch of matrices (all dimensions but the two minor ones are batch dimensions)
 and reads only what the documents say it reads: Cholesky, Eigh and TriangularSolve read one
@@ -12,6 +13,7 @@ error; see ``identity_bound``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -229,6 +231,97 @@ def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
         return _per_matrix(ok, outputs, (True, True))
     return holds
 
+
+
+# --- QrDecomposition and ProductOfElementaryHouseholderReflectors -------------------------------------
+# LAPACK's Householder form (geqrf / orgqr): H_i = I - tau_i v_i v_i^H with v_i 0 above position i,
+# 1 at i, and the column's elements below the diagonal under it; A = Q R with Q = H_0 H_1 ... H_{k-1}.
+
+def householder_vector(column: np.ndarray) -> tuple[complex, complex, np.ndarray]:
+    """LAPACK's ?larfg on ``column`` = (alpha, x): (beta, tau, v below 1) with H^H (alpha, x) = (beta, 0),
+    beta real. No reflection (tau = 0) when x = 0 and alpha is real; else beta = -copysign(||(alpha,
+    x)||, Re alpha) (so alpha = +0 gives beta < 0), tau = (beta - alpha) / beta, v = x / (alpha - beta)."""
+    alpha, x = column[0], column[1:]
+    xnorm = float(np.sqrt(np.sum(np.abs(x) ** 2)))
+    if xnorm == 0 and np.imag(alpha) == 0:
+        return alpha, 0, np.zeros_like(x)
+    beta = -math.copysign(math.hypot(abs(alpha), xnorm), float(np.real(alpha)))
+    return beta, (beta - alpha) / beta, x / (alpha - beta)
+
+
+def householder_qr(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's geqrf on each matrix of the batch: (R above and on the diagonal with the v_i below it, taus)."""
+    out = a.copy()
+    *batch, m, n = a.shape
+    k = min(m, n)
+    taus = np.zeros((*batch, k), a.dtype)
+    for idx in np.ndindex(*batch):
+        x = out[idx]
+        for i in range(k):
+            beta, tau, v = householder_vector(x[i:, i])
+            full = np.concatenate([[1], v])
+            # apply H_i^H = I - conj(tau) v v^H to the trailing columns
+            x[i:, i + 1:] -= np.conj(tau) * np.outer(full, np.conj(full) @ x[i:, i + 1:])
+            x[i, i], x[i + 1:, i], taus[idx + (i,)] = beta, v, tau
+    return out, taus
+
+
+def householder_product(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """LAPACK's orgqr / ungqr: the first n columns of H_0 H_1 ... H_{k-1} (m x n, m >= n), the v_i read
+    from below the diagonal of a's first k columns."""
+    *batch, m, n = a.shape
+    k = taus.shape[-1]
+    q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
+    for idx in np.ndindex(*batch):
+        for i in range(k - 1, -1, -1):
+            full = np.concatenate([np.zeros(i, a.dtype), [1], a[idx][i + 1:, i]])
+            q[idx] -= taus[idx + (i,)] * np.outer(full, np.conj(full) @ q[idx])
+    return q
+
+
+@evaluator("QrDecomposition")
+def qr_decomposition(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    packed, taus = householder_qr(widen(operand))
+    packed_shape, taus_shape = ctx.shape.tuple_shapes()
+    return (packed + 0.0).astype(packed_shape.numpy_dtype()), (taus + 0.0).astype(taus_shape.numpy_dtype())
+
+
+@evaluator("ProductOfElementaryHouseholderReflectors")
+def product_of_householder_reflectors(ctx: Any, a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (householder_product(widen(a), widen(taus)) + 0.0).astype(ctx.shape.numpy_dtype())
+
+
+def householder_qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
+    """The reflectors (taus, and v_i below the diagonal) make a unitary Q = H_0 ... H_{k-1} (all m columns)
+    and Q R = A, R the upper triangle of q_and_r (its first k rows), within the identity bound."""
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    bound = identity_bound(a.dtype, m, n)
+    wide = widen(a)
+
+    def holds(outputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        packed, taus = widen(np.asarray(outputs[0])), widen(np.asarray(outputs[1]))
+        reflectors = np.concatenate([packed[..., :, :k], np.zeros(packed.shape[:-2] + (m, m - k), packed.dtype)], -1)
+        with np.errstate(all="ignore"):
+            q = householder_product(reflectors, taus)
+            r = np.triu(packed)[..., :k, :]
+            ok = _batch_ok(q[..., :, :k] @ r - wide, _frobenius(wide), bound)
+            ok &= _batch_ok(adjoint(q) @ q - np.eye(m), np.ones(ok.shape), bound)
+        return _per_matrix(ok, outputs, (True, False))
+    return holds
+
+
+@implementation_defined("ProductOfElementaryHouseholderReflectors")
+def product_of_householder_reflectors_outcomes(ctx: Any, a: np.ndarray, taus: np.ndarray) -> dict[str, Allowed]:
+    with np.errstate(all="ignore"):
+        zeros = householder_product(widen(a), widen(taus)) == 0
+    return {"zero_signs": Allowed(zeros, {"either_sign": zero_of_either_sign})}
+
+
+@implementation_defined("QrDecomposition")
+def qr_decomposition_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
+    return {"reflectors": Allowed(np.True_, {"any_householder_form": Holds(householder_qr_holds(operand))})}
 
 
 # --- Eigh ---------------------------------------------------------------------------------------

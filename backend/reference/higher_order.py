@@ -1,13 +1,15 @@
-"""Reference evaluators of the higher-order ops: Map, Scan, Sort and TopK.
+"""Reference evaluators of the higher-order ops: Map, Scan, Sort, TopK, ApproxTopK and ApproxTopKFallback.
 
 They follow the documents literally: Map calls its computation once per element, Scan once per
 step, Sort orders each row with Python's (stable, merge-based) sort driven by the comparator, and
-TopK ranks by the total order with the lower index first among equal elements.
+TopK ranks by the total order with the lower index first among equal elements, and ApproxTopK and
+its fallback are the exact top k: Sort's stable order, sliced.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,7 +17,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import UnsupportedError
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_value
+from backend.reference.allowed import Allowed, Holds, any_value
 from backend.rules.higher_order import sort_dimension
 
 
@@ -66,13 +68,21 @@ def _less_matrix(ctx: Any, rows: list[np.ndarray]) -> np.ndarray:
     return less
 
 
-def sort_order(ctx: Any, operands: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """The permutation sorting each row (``order[r, q]`` is the input position of sorted position q),
-    the comparator matrix, and the operands moved to [rows, n]."""
-    d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
+def as_rows(operands: list[np.ndarray], d: int) -> list[np.ndarray]:
+    """The operands with dimension ``d`` moved last and the others flattened: [rows, n]."""
     moved = [np.moveaxis(x, d, -1) for x in operands]
     n = moved[0].shape[-1]
-    rows = [x.reshape(int(np.prod(x.shape[:-1], dtype=np.int64)), n) for x in moved]
+    return [x.reshape(int(np.prod(x.shape[:-1], dtype=np.int64)), n) for x in moved]
+
+
+def sort_order(ctx: Any, operands: list[np.ndarray], dimension: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The permutation sorting each row (``order[r, q]`` is the input position of sorted position q),
+    the comparator matrix, and the operands moved to [rows, n]; along ``dimension`` (default: the
+    op's ``dimension`` attribute, as Sort's)."""
+    d = sort_dimension(ctx.attr("dimension"), operands[0].ndim) if dimension is None else dimension
+    rows = as_rows(operands, d)
+    n = rows[0].shape[-1]
     less = _less_matrix(ctx, rows) if rows[0].size else np.zeros((rows[0].shape[0], n, n), bool)
     order = np.empty(rows[0].shape, dtype=np.int64)
     for r in range(order.shape[0]):
@@ -166,3 +176,105 @@ def top_k(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key = -1 - key  # reverses the order and stays in range
     index = np.argsort(key, axis=-1, kind="stable")[..., :k]  # equal keys: the lower index first
     return np.take_along_axis(operand, index, axis=-1), index.astype(np.int32)
+
+
+# --- ApproxTopK ------------------------------------------------------------------------------------
+
+def _approx_top_k_parts(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+                        ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, list[np.ndarray], int]:
+    """(result, order, less, rows, d): the exact result (the stable sort along reduction_dim, sliced to
+    the result size), the sort's permutation per row, and the comparator on every pair of a row
+    extended by the init values (position n) over [rows, n + 1]."""
+    d = ctx.attr("reduction_dim")
+    size = ctx.shape.tuple_shapes()[0].dimensions()[d]
+    extended = [np.concatenate([x, np.broadcast_to(np.asarray(v, x.dtype), x.shape[:d] + (1,) + x.shape[d + 1:])],
+                               axis=d) for x, v in zip(operands, init_values)]
+    _, less, rows = sort_order(ctx, extended, d)
+    order, _, _ = sort_order(ctx, list(operands), d)
+    result = []
+    for x in operands:
+        picked = np.take_along_axis(np.moveaxis(x, d, -1), order[:, :size].reshape(
+            np.moveaxis(x, d, -1).shape[:-1] + (size,)), axis=-1)
+        result.append(np.moveaxis(picked, -1, d))
+    return result, order, less, rows, d
+
+
+@evaluator("ApproxTopK")
+def approx_top_k(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    return tuple(_approx_top_k_parts(ctx, operands, init_values)[0])
+
+
+@evaluator("ApproxTopKFallback")
+def approx_top_k_fallback(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+                          ) -> tuple[np.ndarray, ...]:
+    return tuple(_approx_top_k_parts(ctx, operands, init_values)[0])
+
+
+def _slot_positions(rows: list[np.ndarray], outs: list[np.ndarray], r: int, with_init: bool) -> list[int] | None:
+    """Row ``r``'s slots as positions of the extended row (n: the init values), one position per slot
+    among the positions holding the same N-tuple, bit for bit; ``None`` when a slot holds a tuple found
+    nowhere, or more slots hold a tuple than positions do (init values: any number, if ``with_init``)."""
+    n = rows[0].shape[1] - 1
+    first: dict[tuple[bytes, ...], int] = {}
+    count: dict[tuple[bytes, ...], int] = {}
+    for p in range(n):
+        key = tuple(x[r, p].tobytes() for x in rows)
+        first.setdefault(key, p)
+        count[key] = count.get(key, 0) + 1
+    init_key = tuple(x[r, n].tobytes() for x in rows)
+    positions, used = [], {}
+    for j in range(outs[0].shape[1]):
+        key = tuple(y[r, j].tobytes() for y in outs)
+        used[key] = used.get(key, 0) + 1
+        if key in first and used[key] <= count[key]:
+            positions.append(first[key])
+        elif with_init and key == init_key:
+            positions.append(n)
+        else:
+            return None
+    return positions
+
+
+def _row_verdicts(outputs: Any, rows: list[np.ndarray], d: int, judge: Callable[[int, list[int]], bool],
+                  with_init: bool) -> tuple[np.ndarray, ...]:
+    """Per output, the verdict of each row (spread over reduction_dim): ``judge(r, positions)``."""
+    outs = [np.asarray(y) for y in outputs]
+    flat = as_rows(outs, d)
+    ok = np.zeros(flat[0].shape[0], bool)
+    for r in range(ok.size):
+        positions = _slot_positions(rows, flat, r, with_init)
+        ok[r] = positions is not None and judge(r, positions)
+    moved_shape = np.moveaxis(outs[0], d, -1).shape
+    mask = np.moveaxis(np.broadcast_to(ok.reshape(moved_shape[:-1] + (1,)), moved_shape), -1, d)
+    return tuple(mask for _ in outs)
+
+
+@implementation_defined("ApproxTopK")
+def approx_top_k_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+    """``approximation``: slots are distinct positions of the row (or the init values), in the
+    comparator's order with aggregate_to_topk, and the row's first element is among them."""
+    _, _, less, rows, d = _approx_top_k_parts(ctx, operands, init_values)
+    n = rows[0].shape[1] - 1
+    best = ~np.any(less[:, :n, :n], axis=1)  # [rows, n]: no element of the row comes before it
+    ordered = ctx.attr("aggregate_to_topk")
+
+    def judge(r: int, positions: list[int]) -> bool:
+        if ordered and any(less[r, b, a] for a, b in zip(positions, positions[1:])):
+            return False
+        return any(p < n and best[r, p] for p in positions)
+    return {"approximation": Allowed(np.True_, {"approximate": Holds(
+        lambda outputs: _row_verdicts(outputs, rows, d, judge, with_init=True))})}
+
+
+@implementation_defined("ApproxTopKFallback")
+def approx_top_k_fallback_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+                                   ) -> dict[str, Allowed]:
+    """``tie_order``: slots are distinct positions of the row, each equivalent under the comparator to
+    the reference's element of the slot."""
+    _, order, less, rows, d = _approx_top_k_parts(ctx, operands, init_values)
+
+    def judge(r: int, positions: list[int]) -> bool:
+        return all(not less[r, p, q] and not less[r, q, p]
+                   for p, q in zip(positions, order[r]))
+    return {"tie_order": Allowed(np.True_, {"any_order_of_ties": Holds(
+        lambda outputs: _row_verdicts(outputs, rows, d, judge, with_init=False))})}

@@ -129,12 +129,22 @@ def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], ini
     if len(operands) != 1 or reducer not in ("add", "mul") or not etypes.is_float(
             etypes.dtype_to_etype(operands[0].dtype)) or combined < 3:
         return {}
-    u = float(ml_dtypes.finfo(operands[0].dtype).eps) / 2
-    steps = combined - 1
     with np.errstate(all="ignore"):
         exact = np.asarray(ev(ctx, operands, init_values)).astype(np.float64)
+        magnitude = np.asarray(ev(ctx, [np.abs(operands[0])], [np.abs(init_values[0])])).astype(np.float64) \
+            if reducer == "add" else None
+    return {"reduction_order": reassociation_allowed(reducer, operands[0].dtype, combined, exact, magnitude)}
+
+
+def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int, exact: np.ndarray,
+                          magnitude: np.ndarray | None) -> Allowed:
+    """``any_order`` of a real float Add or Mul of ``combined`` values per element: a result within the classical
+    bound of recursive summation, (n - 1) u sum |x_i| (Add; ``magnitude`` is sum |x_i|) or gamma_(n-1) |exact|
+    (Mul), of ``exact`` (float64), u the type's unit roundoff (Higham 2002, 3.1 and 4.2)."""
+    u = float(ml_dtypes.finfo(dtype).eps) / 2
+    steps = combined - 1
+    with np.errstate(all="ignore"):
         if reducer == "add":
-            magnitude = np.asarray(ev(ctx, [np.abs(operands[0])], [np.abs(init_values[0])])).astype(np.float64)
             bound = steps * u * magnitude * (1 + 4 * u)
         else:
             bound = steps * u / max(1 - steps * u, u) * np.abs(exact)
@@ -143,7 +153,7 @@ def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], ini
     def within_bound(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return np.abs(np.asarray(actual).astype(np.float64) - exact) <= bound
-    return {"reduction_order": Allowed(finite, {"any_order": within_bound})}
+    return Allowed(finite, {"any_order": within_bound})
 
 
 @implementation_defined("ReduceWindow")

@@ -64,6 +64,16 @@ def outfeed_with_token(ctx: Any, operand: Any, token: Any) -> Any:
     return outfeed(ctx, operand)
 
 
+@evaluator("SendToHost")
+def send_to_host(ctx: Any, operand: Any, token: Any) -> Any:
+    return outfeed(ctx, operand)
+
+
+@evaluator("RecvFromHost")
+def recv_from_host(ctx: Any, token: Any) -> Any:
+    return read_infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), host_io.TOKEN
+
+
 def target_of(ctx: Any) -> host_io.CustomCallTarget:
     """The custom-call target the instruction names, for the backend running it, or an UnsupportedError."""
     name = ctx.attr("call_target_name")

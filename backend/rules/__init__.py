@@ -20,18 +20,25 @@ shape_rule = SHAPE_RULES.register
 class OpContext:
     """What a shape rule sees: the op's spec, operand shapes and attributes by argument name."""
 
-    def __init__(self, spec: Any, builder: Any, shapes: dict[str, Any], attrs: dict[str, Any]) -> None:
+    def __init__(self, spec: Any, builder: Any, shapes: dict[str, Any], attrs: dict[str, Any],
+                 operands: dict[str, Any] | None = None) -> None:
         self.spec = spec
         self.op = spec.name
         self.builder = builder
         self.shapes = shapes
         self.attrs = attrs
+        self._operands = operands or {}
 
     def shape(self, arg: str) -> Shape:
         return self.shapes[arg]
 
     def attr(self, name: str) -> Any:
         return self.attrs[name]
+
+    def producer(self, arg: str) -> Any:
+        """The instruction that computes operand ``arg`` (its ``opcode`` and ``attrs``): for ops that must take
+        the result of a particular op (SendDone takes a Send's)."""
+        return self.builder.instruction(self._operands[arg])
 
     def fail(self, constraint: str, message: str, arg: str | None = None, **values: Any) -> OpError:
         return OpError(self.op, constraint, message, arg, values)

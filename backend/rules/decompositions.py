@@ -1,4 +1,5 @@
-"""Shape rules of Cholesky, TriangularSolve and xla_client's decompositions QR, Eigh, SVD and LU.
+"""Shape rules of Cholesky, TriangularSolve and xla_client's decompositions QR, QrDecomposition,
+ProductOfElementaryHouseholderReflectors, Eigh, SVD and LU.
 
 Each takes a batch of matrices: every dimension but the two minor ones is a batch dimension.
 """
@@ -62,6 +63,30 @@ def qr(ctx: OpContext) -> Shape:
     full = ctx.attr("full_matrices")
     et = a.element_type()
     return Shape.tuple_shape([_array(et, [*batch, m, m if full else k]), _array(et, [*batch, m if full else k, n])])
+
+
+@shape_rule("QrDecomposition")
+def qr_decomposition(ctx: OpContext) -> Shape:
+    a = matrix_batch(ctx, "operand", "C2", None)
+    *batch, m, n = a.dimensions()
+    return Shape.tuple_shape([a, _array(a.element_type(), [*batch, min(m, n)])])
+
+
+@shape_rule("ProductOfElementaryHouseholderReflectors")
+def product_of_householder_reflectors(ctx: OpContext) -> Shape:
+    a = matrix_batch(ctx, "a", "C2", None)
+    taus = ctx.shape("taus")
+    *batch, m, n = a.dimensions()
+    if taus.rank() != a.rank() - 1 or list(taus.dimensions()[:-1]) != batch:
+        raise ctx.fail("C3", f"taus must be [..., K] with a's batch dimensions {batch}, got taus {taus} for a {a}",
+                       "taus", a=str(a), taus=str(taus))
+    if m < n:
+        raise ctx.fail("C4", f"a must have M >= N (at least as many rows as columns), got {a}", "a", a=str(a))
+    k = taus.dimensions()[-1]
+    if k > n:
+        raise ctx.fail("C5", f"taus must hold at most N = {n} factors (one per column of a), got {k}", "taus",
+                       a=str(a), taus=str(taus))
+    return a
 
 
 @shape_rule("Eigh")

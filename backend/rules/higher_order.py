@@ -1,4 +1,4 @@
-"""Shape rules of the higher-order ops: Map, Scan, Sort and TopK.
+"""Shape rules of the higher-order ops: Map, Scan, Sort, TopK, ApproxTopK and ApproxTopKFallback.
 
 Each takes a sub-computation (Map's scalar function, Scan's step, Sort's comparator) whose
 parameters are checked against the operands, or (TopK) a fixed ordering.
@@ -6,7 +6,10 @@ parameters are checked against the operands, or (TopK) a fixed ordering.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+
+import numpy as np
 
 from backend.builder import XlaBuilder, XlaComputation
 from backend.errors import OpError
@@ -167,3 +170,130 @@ def top_k(ctx: OpContext) -> Shape:
     dims = list(operand.dimensions()[:-1]) + [k]
     return Shape.tuple_shape([Shape.array_shape(operand.element_type(), dims),
                               Shape.array_shape(PrimitiveType.S32, dims)])
+
+
+# --- ApproxTopK ------------------------------------------------------------------------------------
+
+_TPU_LANE_TILING, _TPU_CHUNK_TILING = 128, 1024  # XLA's approx_topk_shape.h: rank >= 2 / rank 1 rows
+
+
+def _log2_floor(value: int) -> int:
+    return value.bit_length() - 1 if value > 0 else 0
+
+
+def _log2_ceil(value: int) -> int:
+    return (value - 1).bit_length() if value > 0 else 0
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def ApproxTopKReductionOutputSize(input_size: int, rank: int, top_k: int, recall_target: float,  # noqa: N802
+                                  aggregate_to_topk: bool = True,
+                                  input_size_override: int = -1) -> tuple[int, int]:
+    """xla_client's ApproxTopKReductionOutputSize: ``(output_size, log2_reduction)`` of ApproxTopK's TPU
+    reduction of a row of ``input_size`` elements, as XLA computes it (``approx_topk_shape.cc``).
+
+    With ``aggregate_to_topk`` the result is ``(top_k, -1)``. Otherwise the row is cut into bins of the
+    TPU tiling ``t`` (1024 for rank 1, else 128): a row of at most ``t`` elements is not reduced
+    (``(input_size, 0)``); for top_k = 1 it is reduced to ``t`` bins (log2 reduction
+    ``ceil(log2(ceil(N / t)))``, N the logical size: ``input_size_override`` when >= 0); with
+    recall_target = 1 not at all; else the number of bins M = min(max(floor((1 - k) / ln r), t), N)
+    (the recall of M bins is about exp((1 - k) / M)), log2_reduction = floor(log2(N // M)), at most
+    ceil(log2(input_size // t)), and output_size = ceil(ceil(input_size / t) / 2^log2_reduction) t.
+    ``recall_target`` is rounded to f32 first (XLA's argument is a float).
+
+    Errors are :class:`OpError`\\ s: XLA's own (recall_target outside (0, 1], an override below
+    input_size, where XLA checks them) and, where XLA computes a meaningless value instead, a negative
+    input_size, a rank below 1, top_k below 1 or a NaN recall_target.
+    """
+    name = "ApproxTopKReductionOutputSize"
+    for arg, value, low in (("input_size", input_size, 0), ("rank", rank, 1), ("top_k", top_k, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise OpError(name, "arg-type", f"{arg} must be an integer >= {low}, got {value!r}", arg, {arg: value})
+    if isinstance(input_size_override, bool) or not isinstance(input_size_override, int):
+        raise OpError(name, "arg-type", f"input_size_override must be an integer, got {input_size_override!r}",
+                      "input_size_override", {"input_size_override": input_size_override})
+    if isinstance(recall_target, bool) or not isinstance(recall_target, (int, float)) or recall_target != recall_target:
+        raise OpError(name, "arg-type", f"recall_target must be a number, got {recall_target!r}", "recall_target",
+                      {"recall_target": recall_target})
+    if aggregate_to_topk:
+        return top_k, -1
+    tiling = _TPU_CHUNK_TILING if rank == 1 else _TPU_LANE_TILING
+    if input_size <= tiling:
+        return input_size, 0
+    if 0 <= input_size_override < input_size:
+        raise OpError(name, "C9", f"input_size_override ({input_size_override}) must be >= input_size "
+                      f"({input_size}) when set", "input_size_override",
+                      {"input_size_override": input_size_override, "input_size": input_size})
+    logical = input_size_override if input_size_override >= 0 else input_size
+    if top_k == 1:
+        return tiling, _log2_ceil(_ceil_div(logical, tiling))
+    recall = float(np.float32(recall_target))
+    if recall == 1.0:
+        return input_size, 0
+    if not 0.0 < recall <= 1.0:
+        raise OpError(name, "C8", f"recall_target must be in (0, 1], got {recall_target}", "recall_target",
+                      {"recall_target": recall_target})
+    bins = min(max(int((1.0 - top_k) / math.log(recall)), tiling), logical)
+    log2_reduction = _log2_floor(logical // bins)
+    if log2_reduction == 0:
+        return input_size, 0
+    log2_reduction = min(log2_reduction, _log2_ceil(input_size // tiling))
+    return _ceil_div(_ceil_div(input_size, tiling), 1 << log2_reduction) * tiling, log2_reduction
+
+
+def approx_top_k_result_size(ctx: OpContext, n: int, rank: int) -> int:
+    """The size of ApproxTopK's (and its fallback's) result along reduction_dim."""
+    if ctx.attr("aggregate_to_topk"):
+        return ctx.attr("top_k")
+    return ApproxTopKReductionOutputSize(n, rank, ctx.attr("top_k"), ctx.attr("recall_target"), False,
+                                         ctx.attr("reduction_input_size_override"))[0]
+
+
+@shape_rule("ApproxTopK")
+def approx_top_k(ctx: OpContext) -> Shape:
+    operands, inits = _nonempty(ctx, "operands", "C2"), list(ctx.shape("init_values"))
+    if len(inits) != len(operands):
+        raise ctx.fail("C2", f"{len(operands)} operands need as many init values, got {len(inits)}", "init_values",
+                       operands=len(operands), init_values=len(inits))
+    _same_dimensions(ctx, "C3", "operands", operands)
+    rank = operands[0].rank()
+    if rank < 1:
+        raise ctx.fail("C3", f"the operands must have at least one dimension, got {operands[0]}", "operands",
+                       operand=str(operands[0]))
+    for i, s in enumerate(inits):
+        if s.rank() != 0:
+            raise ctx.fail("C4", f"init_values[{i}] must be a scalar, got {s}", "init_values", **{f"init_value{i}": str(s)})
+    d = ctx.attr("reduction_dim")
+    if not 0 <= d < rank:
+        raise ctx.fail("C5", f"reduction_dim must be in [0, {rank}), got {d}", "reduction_dim", reduction_dim=d,
+                       rank=rank)
+    n, k = operands[0].dimensions()[d], ctx.attr("top_k")
+    if not 1 <= k <= n:
+        raise ctx.fail("C6", f"top_k must be in [1, {n}] (the size of reduction_dim {d}), got {k}", "top_k", top_k=k,
+                       size=n)
+    comp: XlaComputation = ctx.attr("comparator")
+    program = comp.program_shape()
+    wanted = [x for s in _scalars(operands) for x in (s, s)]
+    if list(program.parameter_shapes()) != wanted or program.result_shape() != Shape.scalar_shape(PrimitiveType.PRED):
+        raise ctx.fail("C7", f"comparator '{comp.name}' is {_signature(comp)}, but must be "
+                       f"({', '.join(str(s) for s in wanted)}) -> pred[] (parameters 2i and 2i+1 are elements of "
+                       "operand i)", "comparator", comparator=_signature(comp))
+    recall = ctx.attr("recall_target")
+    if not 0.0 < float(np.float32(recall)) <= 1.0:
+        raise ctx.fail("C8", f"recall_target must be in (0, 1], got {recall}", "recall_target", recall_target=recall)
+    override = ctx.attr("reduction_input_size_override")
+    if 0 <= override < n:
+        raise ctx.fail("C9", f"reduction_input_size_override must be negative (none) or >= {n} (the size of "
+                       f"reduction_dim {d}), got {override}", "reduction_input_size_override",
+                       reduction_input_size_override=override, size=n)
+    size = approx_top_k_result_size(ctx, n, rank)
+    return Shape.tuple_shape([_resized(s, d, size) for s in operands])
+
+
+def _resized(shape: Shape, dim: int, size: int) -> Shape:
+    dims = list(shape.dimensions())
+    dims[dim] = size
+    return Shape.array_shape(shape.element_type(), dims)

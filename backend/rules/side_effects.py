@@ -1,4 +1,5 @@
-"""Shape rules of the token and side-effect ops: CreateToken, AfterAll, Infeed, Outfeed, CustomCall."""
+"""Shape rules of the token and side-effect ops: CreateToken, AfterAll, Infeed, Outfeed, SendToHost, RecvFromHost,
+CustomCall."""
 
 from __future__ import annotations
 
@@ -80,6 +81,27 @@ def outfeed_with_token(ctx: OpContext) -> Shape:
     _check_token(ctx, "token", "C1")
     _check_outfeed(ctx, "C2", "C3")
     return Shape.token_shape()
+
+
+@shape_rule("SendToHost")
+def send_to_host(ctx: OpContext) -> Shape:
+    _check_token(ctx, "token", "C1")
+    operand, declared = ctx.shape("operand"), ctx.attr("shape_with_layout")
+    if not operand.is_array():  # XlaBuilder: "SendToHost only supports array shapes"
+        raise ctx.fail("C3", f"SendToHost sends an array, got {operand}", "operand", operand=str(operand))
+    if operand != declared:
+        raise ctx.fail("C2", f"shape_with_layout {declared} does not match the operand's shape {operand}",
+                       "shape_with_layout", operand=str(operand), shape_with_layout=str(declared))
+    return Shape.token_shape()
+
+
+@shape_rule("RecvFromHost")
+def recv_from_host(ctx: OpContext) -> Shape:
+    _check_token(ctx, "token", "C1")
+    shape = ctx.attr("shape")
+    if not shape.is_array():  # XlaBuilder: "host-to-device Recv only supports array shapes"
+        raise ctx.fail("C2", f"RecvFromHost receives an array, got the shape {shape}", "shape", shape=str(shape))
+    return Shape.tuple_shape([shape, Shape.token_shape()])
 
 
 def _subshape(shape: Shape, index: tuple[int, ...]) -> Shape | None:

@@ -1,0 +1,93 @@
+"""jax lowerings of AllReduce, CrossReplicaSum, ReplicaId and PartitionId.
+
+A multi-device computation is traced once inside ``shard_map`` (see :mod:`backend.jax_backend.devices`).
+AllReduce gathers every device's operand (``ctx.devices.gather_all``) and folds its group's rows in group order,
+picked with static per-device tables of :func:`backend.collectives.device_groups` (groups may differ in size:
+a shorter group's missing steps are masked out). The fold is the computation itself (a named binary reducer as
+the lax op, any other computation element by element).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from backend import etypes
+from backend.builder import XlaComputation
+from backend.collectives import group_of, op_device_groups
+from backend.jax_backend import lowering
+from backend.jax_backend.reduction import traced
+from backend.rules.collectives import GROUPS_CONSTRAINT, add_computation
+
+
+class _Groups:
+    """The static group tables of one collective: per device, its group's members (padded) and their count."""
+
+    def __init__(self, ctx: Any) -> None:
+        devices = ctx.devices
+        groups = op_device_groups(ctx.inst.opcode, ctx.attrs, devices.replicas, devices.partitions,
+                                  constraint=GROUPS_CONSTRAINT[ctx.inst.opcode])
+        mine = [group_of(groups, d)[0] for d in range(devices.count)]
+        self.width = max(len(g) for g in mine)
+        self.members = [g + [g[0]] * (self.width - len(g)) for g in mine]
+        self.sizes = [len(g) for g in mine]
+
+
+def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A scalar computation applied element by element to two arrays of one shape."""
+    def apply(a: Any, b: Any) -> Any:
+        if a.ndim == 0:
+            return fn(a, b)
+        out = jax.vmap(fn)(a.reshape(-1), b.reshape(-1))
+        return out.reshape(a.shape)
+    return apply
+
+
+def _combine_fn(ctx: Any, comp: XlaComputation) -> Callable[..., Any]:
+    fn = traced(ctx, comp)
+    return fn if fn in (jax.lax.add, jax.lax.mul, jax.lax.max, jax.lax.min, jax.lax.bitwise_and,
+                        jax.lax.bitwise_or) else _elementwise(fn)
+
+
+def _fold_groups(ctx: Any, operand: Any, comp: XlaComputation) -> Any:
+    tables = _Groups(ctx)
+    combine = _combine_fn(ctx, comp)
+    devices = ctx.devices
+    me = devices.device_id()
+    members = devices.table(tables.members)[me]
+    size = devices.table(tables.sizes)[me]
+
+    def fold(x: Any) -> Any:
+        rows = devices.gather_all(x)
+        acc = rows[members[0]]
+        for k in range(1, tables.width):
+            step = combine(acc, rows[members[k]])
+            acc = step if k < min(tables.sizes) else jnp.where(k < size, step, acc)
+        return acc
+    if isinstance(operand, (tuple, list)):
+        return tuple(fold(x) for x in operand)
+    return fold(operand)
+
+
+@lowering("AllReduce")
+def all_reduce(ctx: Any, operand: Any) -> Any:
+    return _fold_groups(ctx, operand, ctx.attr("computation"))
+
+
+@lowering("CrossReplicaSum")
+def cross_replica_sum(ctx: Any, operand: Any) -> Any:
+    first = operand[0] if isinstance(operand, (tuple, list)) else operand
+    return _fold_groups(ctx, operand, add_computation(etypes.dtype_to_etype(first.dtype)))
+
+
+@lowering("ReplicaId")
+def replica_id(ctx: Any) -> Any:
+    return ctx.devices.replica_id().astype(jnp.uint32)
+
+
+@lowering("PartitionId")
+def partition_id(ctx: Any) -> Any:
+    return ctx.devices.partition_id().astype(jnp.uint32)

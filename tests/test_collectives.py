@@ -1,0 +1,268 @@
+"""Collectives on several devices: group modes, AllReduce / CrossReplicaSum / ReplicaId / PartitionId with
+values worked out by hand, the execute API for replicas and partitions, and its errors."""
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaBuilder, get_backend, ops
+from backend.collectives import (
+    GroupMode,
+    device_groups,
+    group_mode,
+    group_of,
+    source_target_pairs,
+)
+from backend.rendezvous import Rendezvous
+
+F32 = Shape.array_shape(np.dtype("float32"), (2,))
+S32 = Shape.array_shape(np.dtype("int32"), ())
+BACKENDS = ["reference", "jax"]
+
+
+def _add(etype=np.int32):
+    b = XlaBuilder("add")
+    scalar = Shape.array_shape(etype, ())
+    ops.Add(ops.Parameter(b, 0, scalar, "x"), ops.Parameter(b, 1, scalar, "y"))
+    return b.build()
+
+
+def _all_reduce(shape=S32, **attrs):
+    b = XlaBuilder("all_reduce")
+    ops.AllReduce(ops.Parameter(b, 0, shape, "x"), _add(shape.numpy_dtype()), **attrs)
+    return b.build()
+
+
+def _values(result):
+    return [r[0].tolist() for r in result]
+
+
+# -- group modes and device groups (pure functions) --------------------------------------------------------
+
+def test_group_modes():
+    assert group_mode("AllReduce", None, None) is GroupMode.CROSS_REPLICA
+    assert group_mode("AllReduce", 1, False) is GroupMode.CROSS_REPLICA_AND_PARTITION
+    assert group_mode("AllReduce", 1, True) is GroupMode.FLATTENED_ID
+    assert group_mode("AllToAll", None) is GroupMode.CROSS_REPLICA
+    assert group_mode("AllToAll", 5) is GroupMode.CROSS_PARTITION
+    with pytest.raises(OpError) as e:
+        group_mode("AllReduce", None, True, constraint="C4")
+    assert (e.value.op, e.value.constraint, e.value.arg) == ("AllReduce", "C4", "use_global_device_ids")
+
+
+def test_device_groups_of_every_mode():
+    # 2 replicas x 2 partitions: device d = 2 r + p
+    assert device_groups("X", GroupMode.CROSS_REPLICA, [], 2, 2, constraint="C1") == [[0, 2], [1, 3]]
+    assert device_groups("X", GroupMode.CROSS_PARTITION, [], 2, 2, constraint="C1") == [[0, 1], [2, 3]]
+    assert device_groups("X", GroupMode.CROSS_REPLICA_AND_PARTITION, [[0], [1]], 2, 2, constraint="C1") == \
+        [[0, 1], [2, 3]]
+    assert device_groups("X", GroupMode.CROSS_REPLICA_AND_PARTITION, [[1, 0]], 2, 2, constraint="C1") == \
+        [[2, 3, 0, 1]]
+    assert device_groups("X", GroupMode.FLATTENED_ID, [[0, 3], [1, 2]], 2, 2, constraint="C1") == [[0, 3], [1, 2]]
+    # the seed's example: 2 replicas, 4 partitions, global ids {0,1,4,5}, {2,3,6,7}
+    assert device_groups("X", GroupMode.FLATTENED_ID, [[0, 1, 4, 5], [2, 3, 6, 7]], 2, 4, constraint="C1") == \
+        [[0, 1, 4, 5], [2, 3, 6, 7]]
+    # cross-replica groups run within every partition: 4 replicas x 2 partitions, groups {0,2}, {1,3}
+    assert device_groups("X", GroupMode.CROSS_REPLICA, [[0, 2], [1, 3]], 4, 2, constraint="C1") == \
+        [[0, 4], [2, 6], [1, 5], [3, 7]]
+    assert group_of([[0, 4], [2, 6], [1, 5], [3, 7]], 6) == ([2, 6], 1)
+
+
+@pytest.mark.parametrize("groups, problem", [
+    ([[0, 1, 2]], "names replica id 2"),
+    ([[0], [0, 1]], "in two replica groups"),
+    ([[0]], "ids [1] are in no replica group"),
+    ([[0], []], "group 1 is empty"),
+])
+def test_device_groups_are_checked(groups, problem):
+    with pytest.raises(OpError) as e:
+        device_groups("AllReduce", GroupMode.CROSS_REPLICA, groups, 2, 1, constraint="C3")
+    assert e.value.constraint == "C3" and e.value.arg == "replica_groups" and problem in str(e.value)
+
+
+def test_uniform_group_sizes_where_required():
+    with pytest.raises(OpError, match="different sizes"):
+        device_groups("AllGather", GroupMode.CROSS_REPLICA, [[0], [1, 2]], 3, 1, constraint="C5", uniform=True)
+
+
+def test_source_target_pairs():
+    # cross-replica pairs apply within each partition; cross-partition pairs within each replica
+    assert source_target_pairs("CollectivePermute", GroupMode.CROSS_REPLICA, [(0, 1)], 2, 2, constraint="C2") == \
+        [(0, 2), (1, 3)]
+    assert source_target_pairs("CollectivePermute", GroupMode.CROSS_PARTITION, [(1, 0)], 2, 2, constraint="C2") == \
+        [(1, 0), (3, 2)]
+    with pytest.raises(OpError, match="replica id 2"):
+        source_target_pairs("CollectivePermute", GroupMode.CROSS_REPLICA, [(0, 2)], 2, 1, constraint="C2")
+
+
+# -- execution ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_all_reduce_in_groups_of_several_layouts(backend):
+    be = get_backend(backend)
+    args = [[np.int32(10 ** d)] for d in range(4)]  # 1, 10, 100, 1000
+    assert _values(be.execute(_all_reduce(), args, replicas=4)) == [1111] * 4
+    assert _values(be.execute(_all_reduce(replica_groups=[[0, 3], [1, 2]]), args, replicas=4)) == \
+        [1001, 110, 110, 1001]
+    assert _values(be.execute(_all_reduce(replica_groups=[[2], [3, 0, 1]]), args, replicas=4)) == \
+        [1011, 1011, 100, 1011]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_all_reduce_with_partitions(backend):
+    be = get_backend(backend)
+    args = [[np.int32(2 ** d)] for d in range(8)]  # device d = 4 r + p holds 2^d; 2 replicas x 4 partitions
+    # no channel: each partition over the replicas: p gets 2^p + 2^(p + 4)
+    assert _values(be.execute(_all_reduce(), args, replicas=2, partitions=4)) == [17, 34, 68, 136] * 2
+    # a channel: replica groups [[0, 1]] is every device
+    assert _values(be.execute(_all_reduce(replica_groups=[[0, 1]], channel_id=1), args, replicas=2,
+                              partitions=4)) == [255] * 8
+    # global device ids, the seed's groups
+    groups = [[0, 1, 4, 5], [2, 3, 6, 7]]
+    assert _values(be.execute(_all_reduce(replica_groups=groups, channel_id=1, use_global_device_ids=True), args,
+                              replicas=2, partitions=4)) == [51, 51, 204, 204, 51, 51, 204, 204]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cross_replica_sum_replica_id_partition_id(backend):
+    be = get_backend(backend)
+    b = XlaBuilder("ids")
+    rid = ops.ReplicaId(b)
+    ops.Tuple(b, [rid, ops.PartitionId(b), ops.CrossReplicaSum(ops.ConvertElementType(rid, np.dtype("float32")))])
+    out = be.execute(b.build(), [[] for _ in range(6)], replicas=3, partitions=2)
+    assert [[int(x) for x in o[:2]] for o in out] == [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]
+    assert [o[2].dtype for o in out] == [np.float32] * 6 and [float(o[2]) for o in out] == [3.0] * 6
+
+
+def _loop_of_all_reduces(trips_from_replica_id=False):
+    """(i, x) -> while i < limit: (i + 1, AllReduce(x)); limit 3, or ReplicaId + 1."""
+    state = Shape.tuple_shape([S32, S32])
+    cond = XlaBuilder("cond")
+    p = ops.Parameter(cond, 0, state, "s")
+    limit = ops.Add(ops.ConvertElementType(ops.ReplicaId(cond), np.dtype("int32")), ops.Constant(cond, np.int32(1))) \
+        if trips_from_replica_id else ops.Constant(cond, np.int32(3))
+    ops.Lt(ops.GetTupleElement(p, 0), limit)
+    body = XlaBuilder("body")
+    p = ops.Parameter(body, 0, state, "s")
+    ops.Tuple(body, [ops.Add(ops.GetTupleElement(p, 0), ops.Constant(body, np.int32(1))),
+                     ops.AllReduce(ops.GetTupleElement(p, 1), _add())])
+    b = XlaBuilder("loop")
+    x = ops.Parameter(b, 0, S32, "x")
+    ops.GetTupleElement(ops.While(cond.build(), body.build(), ops.Tuple(b, [ops.Constant(b, np.int32(0)), x])), 1)
+    return b.build()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_all_reduce_inside_a_while_loop(backend):
+    # 1 and 2 -> 3, 3 -> 6, 6 -> 12, 12
+    out = get_backend(backend).execute(_loop_of_all_reduces(), [[np.int32(1)], [np.int32(2)]], replicas=2)
+    assert _values(out) == [12, 12]
+
+
+def test_different_trip_counts_fail_without_hanging_on_reference():
+    # device 0 runs the body once, device 1 twice: device 1 waits at the second AllReduce for device 0, which has
+    # finished; XLA would wait forever, the reference says so at once
+    with pytest.raises(ExecutionError) as e:
+        get_backend("reference").execute(_loop_of_all_reduces(True), [[np.int32(1)], [np.int32(2)]], replicas=2)
+    assert e.value.op == "AllReduce" and "devices [1] wait at collective #1" in str(e.value)
+    assert "never reach it" in str(e.value) and "devices [0] finished" in str(e.value)
+
+
+def test_rendezvous_times_out_while_a_device_is_busy():
+    rendezvous = Rendezvous("reference", 2, timeout=0.2)  # device 1 neither arrives nor finishes
+    with pytest.raises(ExecutionError, match="wait at collective #0 \\(AllReduce\\) for devices \\[1\\]"):
+        rendezvous.exchange(0, (0, "AllReduce"), np.zeros(1))
+
+
+def test_rendezvous_returns_every_value_in_device_order():
+    rendezvous = Rendezvous("reference", 3, timeout=5)
+    got = [None] * 3
+
+    def run(d):
+        got[d] = rendezvous.exchange(d, (0, "AllReduce"), d * 10)
+    threads = [threading.Thread(target=run, args=(d,)) for d in (2, 0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [[0, 10, 20]] * 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_groups_that_do_not_fit_the_device_count_are_op_errors(backend):
+    be = get_backend(backend)
+    with pytest.raises(OpError) as e:
+        be.execute(_all_reduce(replica_groups=[[0, 1], [2]]), [[np.int32(1)]] * 4, replicas=4)
+    assert (e.value.op, e.value.constraint, e.value.arg) == ("AllReduce", "C3", "replica_groups")
+    assert "ids [3] are in no replica group" in str(e.value)
+
+
+def test_builder_checks():
+    b = XlaBuilder("t")
+    x = ops.Parameter(b, 0, F32, "x")
+    for attrs, constraint in [({"use_global_device_ids": True}, "C4"), ({"replica_groups": [[0, 0]]}, "C3"),
+                              ({"channel_id": -2}, "C6"), ({"shape_with_layout": S32}, "C5")]:
+        with pytest.raises(OpError) as e:
+            ops.AllReduce(x, _add(np.dtype("float32")), **attrs)
+        assert e.value.constraint == constraint, attrs
+    with pytest.raises(OpError) as e:
+        ops.AllReduce(x, _add())  # an s32 computation for an f32 operand
+    assert e.value.constraint == "C2"
+
+
+@pytest.mark.parametrize("backend", ["reference", "jax", "pallas"])
+def test_execute_arguments_and_device_counts(backend):
+    be = get_backend(backend)
+    comp = _all_reduce()
+    with pytest.raises(OpError, match="takes a list of 2 per-device argument lists") as e:
+        be.execute(comp, [np.int32(1)], replicas=2)
+    assert e.value.arg == "arguments"
+    with pytest.raises(OpError, match="device 1: expects 1 arguments"):
+        be.execute(comp, [[np.int32(1)], []], replicas=2)
+    with pytest.raises(OpError) as e:
+        be.execute(comp, [[np.int32(1)]], replicas=1, partitions=0)
+    assert e.value.arg == "partitions"
+    needed = 2000 if backend == "reference" else 16
+    with pytest.raises(UnsupportedError, match=f"needs {needed} devices"):
+        be.execute(comp, [[np.int32(1)]] * needed, replicas=needed)
+    assert _values(be.execute(comp, [[np.int32(5)], [np.int32(-2)]], replicas=1, partitions=2)) == [5, -2]
+
+
+def test_the_jax_backend_has_eight_host_devices():
+    import jax
+
+    assert len(jax.devices()) >= 8
+    out = get_backend("jax").execute(_all_reduce(), [[np.int32(d)] for d in range(8)], replicas=8)
+    assert _values(out) == [28] * 8
+
+
+def test_the_readme_all_reduce_example_runs(capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = readme.split("<!-- readme-example: all-reduce -->\n```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == [
+        "reference [[16.0, 20.0], [16.0, 20.0], [16.0, 20.0], [16.0, 20.0]]",
+        "jax [[16.0, 20.0], [16.0, 20.0], [16.0, 20.0], [16.0, 20.0]]"]
+
+
+def test_the_host_device_count_is_configurable(tmp_path):
+    code = ("import numpy as np, jax\n"
+            "from backend import get_backend, XlaBuilder, ops\n"
+            "b = XlaBuilder('r'); ops.ReplicaId(b)\n"
+            "print(len(jax.devices()))\n"
+            "try:\n"
+            "    get_backend('jax').execute(b.build(), [[]] * 4, replicas=4)\n"
+            "except Exception as e:\n"
+            "    print(type(e).__name__, e)\n")
+    env = {**os.environ, "XLA_SEMANTICS_CPU_DEVICES": "3", "JAX_PLATFORMS": "cpu"}
+    env.pop("XLA_FLAGS", None)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
+                          cwd=Path(__file__).resolve().parent.parent)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "3", proc.stdout + proc.stderr
+    assert lines[1].startswith("UnsupportedError") and "needs 4 devices" in lines[1] and "3 are available" in lines[1]
