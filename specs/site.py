@@ -40,7 +40,7 @@ SITE_NAME = "xla-semantics"
 PAGES = {"index.md": "Home", "support.md": "Support matrix", "porting.md": "Porting from xla_client",
          "conformance.md": "Running the suite"}
 
-#: Front matter giving a page the navigation sidebar's width (the matrix's columns need it).
+#: Front matter giving a page the navigation sidebar's width (wide tables; a sidebar with one entry).
 WIDE = "---\nhide:\n  - navigation\n---\n\n"
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
@@ -145,11 +145,11 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     matrix = support_matrix.render_page(all_specs, reports, scoreboards=scoreboards)
     (docs / "support.md").write_text(WIDE + matrix)
     (docs / "assets" / "support_matrix.css").write_text(support_matrix.CSS)
-    (docs / "index.md").write_text(home_page(all_specs, reports))
+    (docs / "index.md").write_text(WIDE + home_page(all_specs, reports))
     porting = readme_section("Porting code written for `xla_client`")
     porting = porting.split(xla_client_surface.BEGIN)[0] + xla_client_surface.markdown()
     copied = {f"docs/{page}": page for page in notes()} | {"conformance/report_schema.json": "report_schema.json"}
-    (docs / "porting.md").write_text(repoint_links(porting, copied))
+    (docs / "porting.md").write_text(WIDE + repoint_links(porting, copied))
     (docs / "conformance.md").write_text(repoint_links(readme_section("The conformance suite"), copied))
     shutil.copy(SCHEMA_PATH, docs / "report_schema.json")
     for page in notes():
