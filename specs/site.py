@@ -12,6 +12,7 @@ broken link or a page missing from the navigation is an error. The site works fr
 from __future__ import annotations
 
 import argparse
+import os
 import posixpath
 import re
 import shutil
@@ -135,7 +136,7 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
     reports = support_matrix.load_reports(reports_dir)
     for spec in all_specs.values():
         head, _, rest = render_op(spec).partition("\n## ")
-        page = f"{head}{support_matrix.op_line(spec.name, reports)}\n\n## {rest}"
+        page = f"{head.rstrip()}\n\n{support_matrix.op_line(spec.name, reports)}\n\n## {rest}"
         (docs / "ops" / f"{spec.name}.md").write_text(page)
     (docs / "ops" / "index.md").write_text(render_index(all_specs))
     scoreboards = {}
@@ -166,8 +167,9 @@ def run_mkdocs(config: Path) -> None:
         import mkdocs  # noqa: F401
     except ImportError as e:
         raise SiteError(f"the docs site needs the docs extra (pip install -e '.[docs]'): {e}") from None
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-q", "-f", str(config)],
-                          capture_output=True, text=True)
+    # Not -q: mkdocs counts the warnings that --strict turns into errors only where it logs them.
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", str(config)],
+                          capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     if done.returncode != 0:
         raise SiteError(f"mkdocs build --strict failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
 

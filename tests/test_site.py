@@ -181,7 +181,7 @@ def test_chromium_shows_the_matrix_the_op_page_and_search(built_site: Path):
     assert re.search(r'<div class="md-search"[^>]*data-md-component="search"(?![^>]*hidden)', dom), \
         "the search box stays hidden: its worker did not load the index"
     op = browser.dump_dom(built_site, "ops/Pad.html")
-    assert "Pad</h1>" in op and 'id="examples"' in op and 'href="../support.html"' in op
+    assert '<h1 id="pad">Pad' in op and 'id="examples"' in op and 'href="../support.html"' in op
 
 
 def _pixels_of(image: np.ndarray, colour: tuple[int, int, int]) -> int:
