@@ -179,6 +179,17 @@ class XlaComputation:
         parts.append(self._body_text(True))
         return "\n\n".join(parts) + "\n"
 
+    def as_stablehlo_text(self, platform: str = "cpu") -> str:
+        """The StableHLO module (MLIR text) of the jax backend's lowering for ``platform``
+        (see :mod:`backend.export`)."""
+        from backend.export import stablehlo_text
+        return stablehlo_text(self, platform)
+
+    def as_stablehlo_bytecode(self, platform: str = "cpu") -> bytes:
+        """The StableHLO module as a versioned portable artifact (MLIR bytecode); see :mod:`backend.export`."""
+        from backend.export import stablehlo_bytecode
+        return stablehlo_bytecode(self, platform)
+
     def __str__(self) -> str:
         return self.as_hlo_text()
 

@@ -17,17 +17,16 @@ from typing import Any
 import specs
 from backend.backends import available_backends, get_backend
 from conformance.cases import Case
+from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
 from conformance.journal import Journal, read_journal, result_from_record
-from conformance.manifest import SKIPPED, XFAIL, XPASS, Manifest, ManifestError, as_xfail, skipped
+from conformance.manifest import XPASS, Manifest, ManifestError, as_xfail, skipped
 from conformance.outcomes import PROFILES, SPEC
+from conformance.progress import RunProgress
 from conformance.render import FORMATS, chosen_outcomes_text, render, scoreboard_text, stale_lines
 from conformance.report import ReportError, build_report, load_report
-from conformance.runner import FAILURES, Result, run_cases
-
-_MARKS = {"passed": ".", "failed": "F", "unsupported": "u", "impl-defined": "i", "crashed": "C", "timed out": "T",
-          XFAIL: "x", XPASS: "X", SKIPPED: "s"}
+from conformance.runner import DEFAULT_BATCH_SIZE, FAILURES, Result, run_cases
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="worker processes running cases (default: one per core)")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                      help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
+    run.add_argument("--batch", type=int, default=DEFAULT_BATCH_SIZE,
+                     help=f"cases a worker runs together (the jax backend compiles them as one program; a failing "
+                     f"case is run again alone); 1 runs each case alone (default {DEFAULT_BATCH_SIZE})")
     run.add_argument("--no-isolation", action="store_true",
                      help="run the cases in this process (no crash or hang protection, no --timeout)")
     run.add_argument("--results", help="append each result to this JSONL file as it comes")
@@ -161,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = datetime.now(UTC)
     start = time.perf_counter()
     results: list[Result] = []
-    progress = _OpProgress(names, quiet=args.quiet)
+    progress = RunProgress(names, quiet=args.quiet)
     order: dict[str, int] = {}
 
     def to_run() -> Iterator[Case]:
@@ -194,15 +196,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.no_isolation:
-            run_cases(to_run(), backend, on_result, profile=args.profile)
+            enable_compilation_cache()
+            run_cases(to_run(), backend, on_result, profile=args.profile, batch_size=args.batch)
         else:
-            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout,
-                                profile=args.profile) as runner:
+            with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout, profile=args.profile,
+                                batch_size=args.batch) as runner:
                 runner.run(to_run(), on_result)
     except WorkerStartError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     finally:
+        progress.finish()
         if journal:
             journal.close()
     results.sort(key=lambda r: order[r.case.id])
@@ -259,34 +263,6 @@ def _report_command(args: argparse.Namespace) -> int:
         return 2
     _write(args.output, diff_text(diff, markdown=args.format == "md"))
     return 1 if diff.regressed else 0
-
-
-class _OpProgress:
-    """Prints one line of marks per op, in op order, once all of the op's results are in."""
-
-    def __init__(self, names: list[str], quiet: bool) -> None:
-        self.names = names
-        self.quiet = quiet
-        self.expected: dict[str, int] = {}
-        self.marks: dict[str, list[str]] = {name: [] for name in names}
-        self.printed = 0
-
-    def expect(self, name: str, count: int) -> None:
-        self.expected[name] = count
-        self._flush()
-
-    def add(self, result: Result) -> None:
-        self.marks[result.case.op].append(_MARKS.get(result.status, "?"))
-        self._flush()
-
-    def _flush(self) -> None:
-        while self.printed < len(self.names):
-            name = self.names[self.printed]
-            if name not in self.expected or len(self.marks[name]) < self.expected[name]:
-                return
-            self.printed += 1
-            if not self.quiet:
-                print(f"[{self.printed:>3}/{len(self.names)}] {name:<24} {''.join(self.marks[name])}", flush=True)
 
 
 def _ops_and_backend(args: argparse.Namespace, names: list[str], all_specs: dict) -> Any:

@@ -1,15 +1,17 @@
 """Runs cases in worker processes, so that a backend that crashes, hangs or exits loses only one case.
 
 Each worker is a fresh (spawned) Python process that loads the backend by its name (``jax``, an
-entry point, or ``module:attribute``) and runs the cases it is sent, one at a time, with
-:func:`conformance.runner.run_case`. The parent hands out cases, waits for results, and watches
-each worker: one that dies while running a case (``os.abort``, a segfault, ``os._exit``) has that
-case recorded as ``crashed``; one that takes longer than the time limit is killed and the case
-recorded as ``timed out``. Either way a new worker takes its place and the run goes on.
+entry point, or ``module:attribute``) and runs the batches of cases it is sent with
+:func:`conformance.runner.run_batch`, sending each result as it comes. The parent hands out batches,
+waits for results, and watches each worker: a batch whose worker dies (``os.abort``, a segfault,
+``os._exit``) or sends nothing for longer than the time limit is run again one case at a time; a
+case that kills its worker alone is recorded as ``crashed``, one that runs past the limit alone is
+killed and recorded as ``timed out``. Either way a new worker takes its place and the run goes on.
 """
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
 import signal
@@ -21,7 +23,7 @@ from typing import Any
 from conformance.build import reproduction
 from conformance.cases import Case
 from conformance.outcomes import SPEC, check_profile
-from conformance.runner import CRASHED, TIMED_OUT, Result
+from conformance.runner import CRASHED, DEFAULT_BATCH_SIZE, TIMED_OUT, Result, batches
 
 #: Seconds one case may run before its worker is killed (compiling a large case can take a while).
 DEFAULT_TIMEOUT = 120.0
@@ -36,13 +38,16 @@ class WorkerStartError(RuntimeError):
 
 
 def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
-    """The worker's loop: load the backend, then run each case it is sent until told to stop."""
+    """The worker's loop: load the backend, then run each batch of cases it is sent until told to stop,
+    sending each case's result as soon as it has it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     import specs
     from backend.backends import get_backend
-    from conformance.runner import run_case
+    from conformance.compile_cache import enable_compilation_cache
+    from conformance.runner import run_batch
 
     try:
+        enable_compilation_cache()
         backend = get_backend(backend_name)
         specs.load_all()  # start-up work, not counted against the first case's time limit
     except BaseException as e:  # noqa: BLE001 - reported to the parent, which stops the run
@@ -53,9 +58,8 @@ def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
         message = conn.recv()
         if message is None:
             return
-        index, case = message
-        r = run_case(case, backend, profile)
-        conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
+        for (index, _), r in zip(message, run_batch([case for _, case in message], backend, profile)):
+            conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -70,7 +74,8 @@ def describe_exit(exitcode: int | None) -> str:
 
 
 class Worker:
-    """One worker process and the case it is running (``task``: index, case, start time)."""
+    """One worker process and the batch of cases it is running (``task``: the cases of the batch
+    without a result yet, by index, and when the last result came)."""
 
     def __init__(self, backend_name: str, profile: str = SPEC) -> None:
         self.conn, child = _CONTEXT.Pipe()
@@ -80,19 +85,19 @@ class Worker:
         child.close()
         self.started = time.monotonic()
         self.ready = False
-        self.task: tuple[int, Case, float] | None = None
-        self._pending: tuple[int, Case] | None = None
+        self.task: tuple[dict[int, Case], float] | None = None
+        self._pending: list[tuple[int, Case]] | None = None
 
-    def assign(self, index: int, case: Case) -> None:
-        """Run ``case`` next (sent at once if the worker is ready, else when it is)."""
-        self._pending = (index, case)
+    def assign(self, batch: list[tuple[int, Case]]) -> None:
+        """Run ``batch`` (index, case pairs) next (sent at once if the worker is ready, else when it is)."""
+        self._pending = batch
         if self.ready:
             self._send_pending()
 
     def _send_pending(self) -> None:
         assert self._pending is not None
         self.conn.send(self._pending)
-        self.task = (*self._pending, time.monotonic())
+        self.task = (dict(self._pending), time.monotonic())
         self._pending = None
 
     @property
@@ -100,16 +105,17 @@ class Worker:
         return self._pending is not None or self.task is not None
 
     @property
-    def case(self) -> tuple[int, Case] | None:
+    def cases(self) -> list[tuple[int, Case]] | None:
+        """The cases assigned and without a result yet (None before the first assignment)."""
         if self.task is not None:
-            return self.task[0], self.task[1]
+            return list(self.task[0].items())
         return self._pending
 
     def deadline(self, timeout: float) -> float:
-        return self.task[2] + timeout if self.task is not None else self.started + STARTUP_TIMEOUT
+        return self.task[1] + timeout if self.task is not None else self.started + STARTUP_TIMEOUT
 
     def receive(self) -> tuple[Case, tuple[int, str, str, str, float, dict[str, dict[str, int]]]] | None:
-        """Handle one message: the finished case and its result's fields, or None (the worker became ready).
+        """Handle one message: a finished case and its result's fields, or None (the worker became ready).
 
         Raises EOFError if the worker has died, WorkerStartError if it could not load the backend.
         """
@@ -122,7 +128,9 @@ class Worker:
                 self._send_pending()
             return None
         assert self.task is not None
-        case, self.task = self.task[1], None
+        remaining = self.task[0]
+        case = remaining.pop(payload[0])
+        self.task = (remaining, time.monotonic()) if remaining else None
         return case, payload
 
     def stop(self) -> None:
@@ -142,21 +150,29 @@ class Worker:
 
 class IsolatedRunner:
     """Runs cases on up to ``jobs`` worker processes for the backend named ``backend_name``, judged
-    under ``profile`` (conformance/outcomes.py)."""
+    under ``profile`` (conformance/outcomes.py), ``batch_size`` consecutive cases at a time
+    (:func:`conformance.runner.run_batch`).
+
+    A batch whose worker dies, or sends no result for ``timeout`` seconds, has the cases still without
+    a result run again one at a time, each in a worker of its own: the case that crashes or hangs alone
+    is recorded as ``crashed`` or ``timed out``, and the others get their own results.
+    """
 
     def __init__(self, backend_name: str, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 profile: str = SPEC) -> None:
+                 profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         check_profile(profile)
         self.backend_name = backend_name
         self.profile = profile
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.timeout = timeout
+        self.batch_size = max(1, batch_size)
         self._idle: list[Worker] = []
 
     def run(self, cases: Iterable[Case], progress: Callable[[Result], None] | None = None) -> list[Result]:
         """Every case's result, in the order of ``cases`` (taken lazily, as workers become free)."""
         results: dict[int, Result] = {}
-        source: Iterator[tuple[int, Case]] = iter(enumerate(cases))
+        source: Iterator[list[tuple[int, Case]]] = batches(enumerate(cases), self.batch_size)
+        alone: collections.deque[list[tuple[int, Case]]] = collections.deque()  # from batches that crashed
         workers: list[Worker] = []
 
         def record(result: Result, index: int) -> None:
@@ -165,7 +181,7 @@ class IsolatedRunner:
                 progress(result)
 
         def give_work(worker: Worker | None) -> None:
-            task = next(source, None)
+            task = alone.popleft() if alone else next(source, None)
             if task is None:
                 if worker is not None:
                     self._idle.append(worker)
@@ -176,14 +192,14 @@ class IsolatedRunner:
                     worker.kill()
                     worker = None
             worker = worker or Worker(self.backend_name, self.profile)
-            worker.assign(*task)
+            worker.assign(task)
             workers.append(worker)
 
         try:
             for _ in range(self.jobs):
                 give_work(None)
             while workers:
-                self._step(workers, record, give_work)
+                self._step(workers, record, give_work, alone)
         except BaseException:
             for w in workers:
                 w.kill()
@@ -191,7 +207,7 @@ class IsolatedRunner:
         return [results[i] for i in sorted(results)]
 
     def _step(self, workers: list[Worker], record: Callable[[Result, int], None],
-              give_work: Callable[[Worker | None], None]) -> None:
+              give_work: Callable[[Worker | None], None], alone: collections.deque[list[tuple[int, Case]]]) -> None:
         """Wait for the next event (a result, a death, a deadline) and handle it."""
         now = time.monotonic()
         next_deadline = min(w.deadline(self.timeout) for w in workers)
@@ -204,30 +220,36 @@ class IsolatedRunner:
                     finished = w.receive()
                 except (EOFError, OSError):
                     w.process.join(1)
-                    self._replace(workers, w, record, give_work, CRASHED,
+                    self._replace(workers, w, record, give_work, alone, CRASHED,
                                   f"the worker process {describe_exit(w.process.exitcode)} while running this case")
                     continue
                 if finished is not None:
                     case, (index, status, message, repro, seconds, chosen) = finished
-                    workers.remove(w)
                     record(Result(case, status, message, repro, seconds, chosen), index)
-                    give_work(w)
+                    if not w.busy:
+                        workers.remove(w)
+                        give_work(w)
             elif now >= w.deadline(self.timeout):
                 if w.task is None:
                     raise WorkerStartError(f"the worker did not start within {STARTUP_TIMEOUT:g} s")
-                self._replace(workers, w, record, give_work, TIMED_OUT,
+                self._replace(workers, w, record, give_work, alone, TIMED_OUT,
                               f"no result after {self.timeout:g} s: the worker was killed")
 
     def _replace(self, workers: list[Worker], w: Worker, record: Callable[[Result, int], None],
-                 give_work: Callable[[Worker | None], None], status: str, message: str) -> None:
-        task = w.case
+                 give_work: Callable[[Worker | None], None], alone: collections.deque[list[tuple[int, Case]]],
+                 status: str, message: str) -> None:
+        """Kill ``w``; record its case as ``status``, or, for a batch of several, run them again alone."""
+        remaining = w.cases
         w.kill()
         workers.remove(w)
-        if task is None:
+        if remaining is None:
             raise WorkerStartError(f"the worker process {describe_exit(w.process.exitcode)} before starting")
-        index, case = task
-        seconds = time.monotonic() - w.task[2] if w.task is not None else 0.0
-        record(Result(case, status, message, reproduction(case, self.backend_name), seconds), index)
+        if len(remaining) > 1:
+            alone.extend([task] for task in remaining)
+        elif remaining:
+            index, case = remaining[0]
+            seconds = time.monotonic() - w.task[1] if w.task is not None else 0.0
+            record(Result(case, status, message, reproduction(case, self.backend_name), seconds), index)
         give_work(None)
 
     def close(self) -> None:

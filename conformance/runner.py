@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,9 @@ PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED = "passed", "failed", "unsupported", "
 #: or exits (CRASHED) or runs past its time limit (TIMED_OUT); both count as failures.
 CRASHED, TIMED_OUT = "crashed", "timed out"
 FAILURES = (FAILED, CRASHED, TIMED_OUT)
+#: Cases run together by a backend that runs batches (one compiled program for all; see run_batch):
+#: per case, compiling 32 together costs about a third of compiling each alone.
+DEFAULT_BATCH_SIZE = 32
 
 
 @dataclasses.dataclass
@@ -48,13 +51,27 @@ def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
 
 
 def _run(case: Case, backend: Any, profile: str) -> Result:
-    spec = specs.get(case.op)
     if case.device_count > 1:
-        return _run_on_devices(case, spec, backend, profile)
+        return _run_on_devices(case, specs.get(case.op), backend, profile)
     if case.devices is not None:  # one device, named 1x1: a one-device case with a per-device expected value
         case = dataclasses.replace(case, devices=None, expected=case.expected[0] if case.kind != ERROR else None)
         if case.kind == ERROR:
-            return _run_device_error(case, spec, backend, 1, 1)
+            return _run_device_error(case, specs.get(case.op), backend, 1, 1)
+    built = _build(case)
+    if isinstance(built, Result):
+        return built
+    spec, comp, args, expected = built
+    outfeed: list[Any] = []
+    outcome = _execute(case, backend, comp, args, len(expected), outfeed)
+    if isinstance(outcome, Result):
+        return outcome
+    return _judge(case, spec, comp, args, expected, outcome, outfeed, profile)
+
+
+def _build(case: Case) -> Result | tuple[Any, Any, list[Any], list[Any]]:
+    """The case's spec, computation, arguments and expected outputs, or its result when it ends here
+    (an error case, a computation that does not build, a reference crash while generating it)."""
+    spec = specs.get(case.op)
     if case.kind == ERROR:
         try:
             build_case(spec, case.inputs, case.attrs)
@@ -73,12 +90,13 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
         return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
-    expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
-    outfeed: list[Any] = []
-    outcome = _execute(case, backend, comp, args, len(expected), outfeed)
-    if isinstance(outcome, Result):
-        return outcome
-    outputs = outcome
+    expected = tuple_leaves(case.expected)
+    return spec, comp, args, expected
+
+
+def _judge(case: Case, spec: Any, comp: Any, args: list[Any], expected: list[Any], outputs: list[np.ndarray],
+           outfeed: list[Any], profile: str) -> Result:
+    """The result of a case whose backend returned ``outputs`` (and wrote ``outfeed``)."""
     if case.outfeed is not None:
         problem = _outfeed_mismatch(outfeed, case.outfeed)
         if problem:
@@ -97,7 +115,7 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
 def _mismatches(spec: Any, comp: Any, outputs: list[Any], expected: list[Any]) -> list[Mismatch] | str:
     """The outputs that differ from the expected ones beyond the tolerance, or why they cannot be compared."""
     root = comp.root_instruction
-    result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
+    result_shapes = _shape_leaves(root.shape)
     mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
@@ -221,16 +239,9 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
     Only an explicit refusal (``supports()`` giving a reason, ``UnsupportedError``) is unsupported;
     any other exception, a ``sys.exit``, or outputs that are not a list of ``n_expected`` arrays fail.
     """
-    try:
-        reason = backend.supports(comp)
-    except SystemExit as e:
-        return Result(case, CRASHED, f"supports() called sys.exit({e.code!r})")
-    except Exception as e:
-        return Result(case, FAILED, f"supports() raised {_exception_head(e)}")
-    if reason is not None and not isinstance(reason, str):
-        return Result(case, FAILED, f"supports() returned {type(reason).__name__}, not a reason string or None")
-    if reason:
-        return Result(case, UNSUPPORTED, reason)
+    refusal = _refusal(case, backend, comp)
+    if refusal is not None:
+        return refusal
     try:
         if case.infeed or case.outfeed is not None:
             outputs = backend.execute(comp, args, infeed=list(case.infeed), outfeed=outfeed)
@@ -242,8 +253,29 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
         return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
     except Exception as e:
         return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
+    return _checked_outputs(case, outputs, n_expected)
+
+
+def _refusal(case: Case, backend: Any, comp: Any) -> Result | None:
+    """The result of a case the backend's ``supports()`` refuses (or fails on), else None."""
+    try:
+        reason = backend.supports(comp)
+    except SystemExit as e:
+        return Result(case, CRASHED, f"supports() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"supports() raised {_exception_head(e)}")
+    if reason is not None and not isinstance(reason, str):
+        return Result(case, FAILED, f"supports() returned {type(reason).__name__}, not a reason string or None")
+    if reason:
+        return Result(case, UNSUPPORTED, reason)
+    return None
+
+
+def _checked_outputs(case: Case, outputs: Any, n_expected: int) -> Result | list[np.ndarray]:
+    """``outputs`` as arrays, or the failure when they are not a list of ``n_expected`` arrays."""
     if not isinstance(outputs, (list, tuple)):
         return Result(case, FAILED, f"execute() returned {type(outputs).__name__}, not a list of {n_expected} arrays")
+    outputs = tuple_leaves(tuple(outputs))  # a nested tuple result (AsyncStart's) compares leaf by leaf
     if len(outputs) != n_expected:
         return Result(case, FAILED, f"execute() returned {len(outputs)} outputs, expected {n_expected}")
     arrays = []
@@ -258,6 +290,15 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
     return arrays
 
 
+def tuple_leaves(value: Any) -> list[Any]:
+    """The arrays of a value, nested tuples flattened depth-first (an array: itself)."""
+    return [leaf for v in value for leaf in tuple_leaves(v)] if isinstance(value, tuple) else [value]
+
+
+def _shape_leaves(shape: Any) -> list[Any]:
+    return [leaf for s in shape.tuple_shapes() for leaf in _shape_leaves(s)] if shape.is_tuple() else [shape]
+
+
 def _exception_head(e: BaseException) -> str:
     """``Type: message`` and the head of the traceback, with the chained causes (the backend's own frames)."""
     lines = traceback.format_exception(e, limit=6)
@@ -268,12 +309,73 @@ def _exception_head(e: BaseException) -> str:
 
 
 def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None,
-              profile: str = SPEC) -> list[Result]:
+              profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE) -> list[Result]:
+    """Every case's result, in order; consecutive cases run ``batch_size`` at a time (see :func:`run_batch`)."""
     check_profile(profile)
     results = []
-    for case in cases:
-        result = run_case(case, backend, profile)
-        results.append(result)
-        if progress:
-            progress(result)
+    for batch in batches(cases, batch_size):
+        for result in run_batch(batch, backend, profile):
+            results.append(result)
+            if progress:
+                progress(result)
     return results
+
+
+def batches(cases: Iterable[Case], size: int) -> Iterator[list[Case]]:
+    """``cases`` in consecutive lists of ``size`` (the last one shorter), taken lazily."""
+    batch: list[Case] = []
+    for case in cases:
+        batch.append(case)
+        if len(batch) >= max(1, size):
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC) -> Iterator[Result]:
+    """The results of ``cases``, in order, each as :func:`run_case` gives it.
+
+    A backend with ``execute_batch(items) -> [outputs or exception]`` (the jax backend: one program
+    compiled for all, see ``JaxBackend.execute_batch``) runs the cases that execute plainly together;
+    each one's outputs are judged as :func:`run_case` judges them. A case that fails that way (or whose
+    item raised) is run again on its own, and that run is its result: a failure is always what the case
+    does alone, as its reproduction shows. Error cases, cases with infeed or outfeed values or several
+    devices, cases the backend refuses and backends without ``execute_batch`` run one by one. A batched case's ``seconds``
+    are its own building and judging plus its share of the batch's execution.
+    """
+    check_profile(profile)
+    execute_batch = getattr(backend, "execute_batch", None)
+    if execute_batch is None or len(cases) < 2:
+        yield from (run_case(case, backend, profile) for case in cases)
+        return
+    built: dict[int, tuple[float, tuple[Any, Any, list[Any], list[Any]]]] = {}
+    for k, case in enumerate(cases):
+        if case.kind == ERROR or case.infeed or case.outfeed is not None or case.devices is not None:
+            continue
+        start = time.perf_counter()
+        parts = _build(case)
+        if not isinstance(parts, Result) and _refusal(case, backend, parts[1]) is None:
+            built[k] = (time.perf_counter() - start, parts)
+    outputs: dict[int, Any] = {}
+    share = 0.0
+    if len(built) > 1:
+        start = time.perf_counter()
+        try:
+            outputs = dict(zip(built, execute_batch([(parts[1], parts[2]) for _, parts in built.values()])))
+        except Exception:  # noqa: BLE001 - the cases run one by one instead, which reports each one's error
+            outputs = {}
+        share = (time.perf_counter() - start) / len(built)
+    for k, case in enumerate(cases):
+        out = outputs.get(k)
+        if out is not None and not isinstance(out, BaseException):
+            start = time.perf_counter()
+            own, (spec, comp, args, expected) = built[k]
+            checked = _checked_outputs(case, out, len(expected))
+            result = checked if isinstance(checked, Result) else _judge(case, spec, comp, args, expected, checked,
+                                                                        [], profile)
+            if result.status not in FAILURES:
+                result.seconds = own + share + time.perf_counter() - start
+                yield result
+                continue
+        yield run_case(case, backend, profile)

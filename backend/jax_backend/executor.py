@@ -132,6 +132,10 @@ class JaxBackend:
             self._cache[id(computation)] = prepared
         return prepared
 
+    def needs_x64(self, computation: XlaComputation) -> bool:
+        """Whether the computation has 64-bit values (trace and run it under ``jax.enable_x64(True)``)."""
+        return self._prepared(computation).x64
+
     def lower(self, computation: XlaComputation) -> Any:
         """The jitted function for a computation (created once, then cached); call it under
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
@@ -215,6 +219,62 @@ class JaxBackend:
             except Exception as e:  # compile or runtime failure inside XLA: a failure, not a refusal
                 raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
 
+
+    def execute_batch(self, items: Sequence[tuple[XlaComputation, Sequence[Any]]]) -> list[list[Any] | Exception]:
+        """Runs each ``(computation, arguments)`` pair, compiled together as one program: one trace, one
+        lowering and one XLA compilation for all, which for small computations costs a fraction of
+        compiling each alone. The results come in order; an item that fails gets the exception
+        ``execute`` raises for it alone (items with host I/O, and any item of a program that fails as a
+        whole, run one by one through ``execute``). A subclass that overrides ``execute`` has every item
+        run through its ``execute``."""
+        results: list[list[Any] | Exception | None] = [None] * len(items)
+        together: dict[bool, list[tuple[int, _Prepared, Sequence[Any]]]] = {False: [], True: []}
+        for k, (computation, arguments) in enumerate(items):
+            try:
+                prepared = self._cache.get(id(computation))
+                if prepared is None or prepared.computation() is not computation:
+                    prepared = self._prepared(computation)
+                args = prepared.check(arguments)
+            except Exception as e:  # refused or wrong arguments: as execute() would raise it
+                results[k] = e
+                continue
+            if type(self).execute is JaxBackend.execute and not prepared.host_io:
+                together[prepared.x64].append((k, prepared, args))
+        for x64, group in together.items():
+            if len(group) > 1:
+                self._run_together(group, x64, results)
+        for k, (computation, arguments) in enumerate(items):
+            if results[k] is None:
+                try:
+                    results[k] = self.execute(computation, arguments)
+                except Exception as e:
+                    results[k] = e
+        return results  # type: ignore[return-value]
+
+    def _run_together(self, group: list[tuple[int, _Prepared, Sequence[Any]]], x64: bool,
+                      results: list[Any]) -> None:
+        """Fills ``results`` for ``group``'s items from one jitted function running them all (nothing,
+        when that program fails: its items then run one by one)."""
+        walker = self._walker
+        computations = [prepared.computation() for _, prepared, _ in group]
+        counts = [len(args) for _, _, args in group]
+
+        def run(*flat: Any) -> list[Any]:
+            outs, start = [], 0
+            for computation, count in zip(computations, counts):
+                outs.append(walker.run(computation, flat[start:start + count]))
+                start += count
+            return outs
+        fn = jax.jit(run, device=self._device) if self._device is not None else jax.jit(run)
+        with jax.enable_x64(True) if x64 else _CALLERS_MODE:
+            try:
+                outs = fn(*(a for _, _, args in group for a in args))
+                for (k, prepared, _), out in zip(group, outs):
+                    results[k] = ([jax.tree_util.tree_map(np.asarray, v) for v in out] if prepared.tuple_result
+                                  else [np.asarray(out)])
+            except Exception:  # noqa: BLE001 - each item runs alone, which reports its own error
+                for k, _, _ in group:
+                    results[k] = None
 
     def _execute_with_io(self, computation: XlaComputation, prepared: _Prepared, args: Sequence[Any],
                          io: HostIO) -> list[Any]:

@@ -19,7 +19,7 @@ import scipy.special as sc
 from scipy import integrate
 
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_value, nan_in_a_part, subnormal_outcomes
+from backend.reference.allowed import Allowed, any_value, nan_in_a_part, negative_zero, subnormal_outcomes
 from backend.reference.elementwise import in_wide_precision
 
 Array = np.ndarray
@@ -209,7 +209,12 @@ def _zeta_outcomes(result: Array, x: Array, q: Array) -> Outcomes:
             "infinite_argument": Allowed(((x == np.inf) & (q > 0)) | ((q == np.inf) & (x > 1)), {"limit": limit})}
 
 
+def _bessel_i1e_outcomes(result: Array, x: Array) -> Outcomes:
+    return {"constant_folded_zero_sign": Allowed(negative_zero(x), {"positive_zero": _filled(result, 0)})}
+
+
 _OUTCOMES: dict[str, Callable[..., Outcomes]] = {
+    "BesselI1e": _bessel_i1e_outcomes,
     "Lgamma": _lgamma_outcomes,
     "Digamma": _digamma_outcomes,
     "Igamma": _igamma_outcomes,

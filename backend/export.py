@@ -1,0 +1,217 @@
+"""Export a computation: its StableHLO, and jax's portable serialized artifact for other machines.
+
+The StableHLO is the ``jax`` backend's lowering of the computation (``jax.lax``, traced once).
+``export(computation, platforms)`` gives the bytes of ``jax.export``'s serialized ``Exported``:
+versioned StableHLO with its calling convention, lowered for every platform named. A host with
+plain jax (no copy of this package) loads and runs it::
+
+    import jax
+    exported = jax.export.deserialize(bytearray(open("bias_add.jaxexport", "rb").read()))
+    results = exported.call(x, v)   # on the host's default device: cpu, cuda or tpu
+
+A computation with 64-bit values needs ``jax.config.update("jax_enable_x64", True)`` in the
+loading process (jax otherwise holds its arguments as 32-bit). A tuple-shaped result comes back as a
+tuple. Exports are single-device: ops that talk to other replicas or partitions, and Infeed/Outfeed
+(host callbacks, which cannot be serialized), raise :class:`~backend.errors.UnsupportedError`.
+
+The command line form writes the artifact to a file (``python -m backend.export --help``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import numpy as np
+
+import specs
+from backend.backends import check_computation
+from backend.builder import XlaComputation
+from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
+from backend.host_io import HOST_IO_OPCODES
+
+#: The platforms ``export`` lowers for unless told otherwise.
+DEFAULT_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "tpu")
+#: The platforms jax can lower for (on any machine, with or without such a device).
+KNOWN_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "rocm", "tpu")
+#: The spec family of ops that exchange data between replicas or partitions: an export is one device's program.
+MULTI_DEVICE_FAMILY = "collective"
+_EXPORTER = "export"
+
+
+def _lowering_backend() -> Any:
+    from backend.jax_backend.executor import JaxBackend  # deferred: importing the lowerings takes a while
+    global _BACKEND
+    if _BACKEND is None:
+        _BACKEND = JaxBackend()  # the jax backend's lowering: its custom-call targets and limitations apply
+    return _BACKEND
+
+
+_BACKEND: Any = None
+
+
+def unsupported_reason(computation: XlaComputation) -> str | None:
+    """Why ``computation`` cannot be exported, or ``None`` when it can."""
+    check_computation(computation)
+    for comp in (*computation.subcomputations(), computation):
+        for inst in comp.instructions:
+            if _family(inst.opcode) == MULTI_DEVICE_FAMILY:
+                return (f"{inst.opcode} exchanges data between replicas or partitions; an export is a single "
+                        "device's program")
+            if inst.opcode in HOST_IO_OPCODES:
+                return f"{inst.opcode} runs as a host callback, which jax.export cannot serialize"
+    try:
+        return _lowering_backend().supports(computation)
+    except UnsupportedError as e:  # a refusal raised rather than returned (a custom-call target not registered)
+        return e.reason
+
+
+def _family(opcode: str) -> str | None:
+    try:
+        return specs.get(opcode).family
+    except SpecError:  # an opcode without a spec (the builder's own Parameter, Tuple...)
+        return None
+
+
+def argument_specs(computation: XlaComputation) -> list[Any]:
+    """The ``jax.ShapeDtypeStruct`` of each parameter (a token is an empty pred array, a tuple a tuple)."""
+    return [_spec(s) for s in check_computation(computation).program_shape().parameter_shapes()]
+
+
+def _spec(shape: Any) -> Any:
+    if shape.is_tuple():
+        return tuple(_spec(s) for s in shape.tuple_shapes())
+    if shape.is_token():
+        return jax.ShapeDtypeStruct((0,), np.bool_)
+    return jax.ShapeDtypeStruct(shape.dimensions(), shape.numpy_dtype())
+
+
+def _check_platforms(platforms: Any) -> tuple[str, ...]:
+    if isinstance(platforms, str):
+        platforms = (platforms,)
+    try:
+        names = tuple(platforms)
+    except TypeError:
+        names = (platforms,)
+    bad = [p for p in names if p not in KNOWN_PLATFORMS]
+    if not names or bad or len(set(names)) != len(names):
+        raise OpError(_EXPORTER, "platforms", f"platforms must be distinct names among {', '.join(KNOWN_PLATFORMS)}, "
+                      f"got {platforms!r}", "platforms", {"platforms": platforms})
+    return names
+
+
+def _lowered(computation: XlaComputation, platforms: Sequence[str], make: Any) -> Any:
+    """``make(jitted_function, platforms, argument_specs)``, after the checks, in the right x64 mode."""
+    names = _check_platforms(platforms)
+    reason = unsupported_reason(computation)
+    if reason is not None:
+        raise UnsupportedError(_EXPORTER, computation.root_instruction.opcode, reason)
+    backend = _lowering_backend()
+    lowered = backend.lower(computation)
+    fn = jax.jit(lambda *args: lowered(*args), keep_unused=True)  # every parameter stays in the signature
+    with jax.enable_x64(True) if backend.needs_x64(computation) else contextlib.nullcontext():
+        try:
+            return make(fn, names, argument_specs(computation))
+        except (OpError, UnsupportedError):
+            raise
+        except Exception as e:  # a lowering that does not exist for one of the platforms, a jax limit
+            raise ExecutionError(_EXPORTER, computation.root_instruction.opcode, e) from e
+
+
+def exported(computation: XlaComputation, platforms: Sequence[str] = DEFAULT_PLATFORMS) -> jax.export.Exported:
+    """The computation as a ``jax.export.Exported`` lowered for ``platforms`` (no device of them needed)."""
+    return _lowered(computation, platforms, lambda fn, names, specs: jax.export.export(fn, platforms=names)(*specs))
+
+
+def export(computation: XlaComputation, platforms: Sequence[str] = DEFAULT_PLATFORMS) -> bytes:
+    """jax's portable serialized artifact (``Exported.serialize()``): load it with
+    ``jax.export.deserialize(blob)`` and run it with ``.call(*arguments)``."""
+    return bytes(exported(computation, platforms).serialize())
+
+
+def stablehlo_text(computation: XlaComputation, platform: str = "cpu") -> str:
+    """The computation's StableHLO module as MLIR text, lowered for one platform."""
+    return str(_lowered(computation, (platform,), lambda fn, names, specs: fn.trace(*specs).lower(
+        lowering_platforms=names).as_text()))
+
+
+def stablehlo_bytecode(computation: XlaComputation, platform: str = "cpu") -> bytes:
+    """The computation's StableHLO module as a versioned portable artifact (MLIR bytecode,
+    readable by ``stablehlo.deserialize_portable_artifact`` and by StableHLO consumers such as IREE)."""
+    return bytes(exported(computation, (platform,)).mlir_module_serialized)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+_HELP_EPILOG = """\
+Load and run the artifact on any host with jax (this package is not needed there):
+
+    import jax, numpy as np
+    exported = jax.export.deserialize(bytearray(open("out.jaxexport", "rb").read()))
+    print(exported.in_avals)                 # the arguments it expects
+    results = exported.call(*arguments)      # runs on the host's default device
+
+For a computation with 64-bit values, first: jax.config.update("jax_enable_x64", True).
+"""
+
+
+def load_computation(target: str) -> XlaComputation:
+    """``MODULE:NAME`` -> the XlaComputation it names: the value itself, or what calling it returns."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected MODULE:FUNCTION, got '{target}'")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"cannot load '{target}': {e}") from None
+    value = obj() if callable(obj) and not isinstance(obj, XlaComputation) else obj
+    if not isinstance(value, XlaComputation):
+        raise ValueError(f"'{target}' gave {type(value).__name__}, not an XlaComputation (from XlaBuilder.build())")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m backend.export", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Export a computation to jax's portable serialized artifact (versioned StableHLO), or print "
+                    "its StableHLO.", epilog=_HELP_EPILOG)
+    parser.add_argument("target", metavar="MODULE:FUNCTION",
+                        help="a function taking no arguments that returns an XlaComputation (or the computation "
+                             "itself), e.g. mypkg.models:build_bias_add")
+    parser.add_argument("--platforms", default=",".join(DEFAULT_PLATFORMS),
+                        help=f"comma-separated platforms to lower for, among {', '.join(KNOWN_PLATFORMS)} "
+                             f"(default: {','.join(DEFAULT_PLATFORMS)}); no such device is needed")
+    parser.add_argument("-o", "--output", help="the file to write (default: the computation's name + .jaxexport)")
+    parser.add_argument("--stablehlo", action="store_true",
+                        help="print the StableHLO text (for the first platform) instead of writing an artifact")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, "")  # MODULE is looked up from the current directory too, as python -m does
+    platforms = tuple(p.strip() for p in args.platforms.split(",") if p.strip())
+    try:
+        computation = load_computation(args.target)
+        if args.stablehlo:
+            print(stablehlo_text(computation, platforms[0] if platforms else ""), end="")
+            return 0
+        blob = export(computation, platforms)
+    except (ValueError, UnsupportedError, ExecutionError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    path = args.output or f"{computation.name}.jaxexport"
+    with open(path, "wb") as f:
+        f.write(blob)
+    print(f"wrote {path} ({len(blob)} bytes; platforms {','.join(platforms)}; arguments "
+          f"{', '.join(f'{s.dtype}{list(s.shape)}' for s in jax.tree_util.tree_leaves(argument_specs(computation)))})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Export: StableHLO text and bytecode, jax's portable artifact for other platforms, the round trip
+through a separate process that has jax but not this package, and the command line form."""
+
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from backend import OpError, PrimitiveType, Shape, UnsupportedError, XlaBuilder, get_backend, ops
+from backend.export import argument_specs, export, exported, main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def bias_relu():
+    c = XlaBuilder("bias_relu")
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2, 3)), "x")
+    v = ops.Parameter(c, 1, Shape.array_shape(PrimitiveType.F32, (3,)), "v")
+    ops.Max(ops.Add(x, v, broadcast_dimensions=(1,)), ops.Constant(c, np.float32(0)))
+    return c.build()
+
+
+def pair_f64():
+    c = XlaBuilder("pair")
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F64, (3,)), "x")
+    ops.Tuple(c, [ops.Mul(x, x), ops.Lt(x, ops.Constant(c, np.float64(1.5)))])
+    return c.build()
+
+
+def test_stablehlo_text_names_the_ops_and_types():
+    text = bias_relu().as_stablehlo_text()
+    assert "func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>)" in text
+    for op in ("stablehlo.broadcast_in_dim", "stablehlo.add", "stablehlo.maximum"):
+        assert op in text
+    assert "loc(" not in text  # no debug locations
+
+
+@pytest.mark.parametrize("platform", ["tpu", "cuda"])
+def test_lowers_for_accelerators_on_the_cpu(platform):
+    e = exported(bias_relu(), (platform,))
+    assert e.platforms == (platform,)
+    assert "stablehlo.maximum" in e.mlir_module()
+    assert "tensor<2x3xf32>" in bias_relu().as_stablehlo_text(platform)
+
+
+def test_bytecode_is_a_portable_artifact():
+    blob = bias_relu().as_stablehlo_bytecode()
+    assert blob[:4] == b"ML\xefR"  # MLIR bytecode
+    assert b"StableHLO" in blob[:32]  # the versioned portable-artifact producer
+
+
+def test_artifact_deserializes_with_its_signature_and_platforms():
+    e = jax.export.deserialize(bytearray(export(bias_relu())))
+    assert e.platforms == ("cpu", "cuda", "tpu")
+    assert [(str(a.dtype), a.shape) for a in e.in_avals] == [("float32", (2, 3)), ("float32", (3,))]
+    x = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    v = np.array([0.5, 1, -2], np.float32)
+    np.testing.assert_array_equal(np.asarray(e.call(x, v)), [[0, 1, 0], [2.5, 0, 2]])
+
+
+def test_64bit_tuple_result_in_process():
+    x = np.array([1.0, 2.0, 1e-300], np.float64)
+    with jax.enable_x64(True):
+        e = jax.export.deserialize(bytearray(export(pair_f64(), ("cpu",))))
+        squares, below = e.call(x)
+    assert np.asarray(squares).dtype == np.float64
+    np.testing.assert_array_equal(np.asarray(squares), [1.0, 4.0, 0.0])  # 1e-600 underflows to 0 in f64
+    np.testing.assert_array_equal(np.asarray(below), [True, False, True])
+    assert [s.dtype for s in argument_specs(pair_f64())] == [np.float64]
+
+
+def test_refusals_and_bad_platforms():
+    with pytest.raises(OpError, match="platforms must be distinct names"):
+        export(bias_relu(), ("gpu",))
+    with pytest.raises(OpError, match="platforms"):
+        export(bias_relu(), ())
+    c = XlaBuilder("feed")
+    ops.Infeed(c, Shape.array_shape(PrimitiveType.F32, (2,)))
+    with pytest.raises(UnsupportedError, match="host callback"):
+        export(c.build())
+    with pytest.raises(OpError, match="expected an XlaComputation"):
+        export("not a computation")
+
+
+def _readme_blocks() -> tuple[str, str]:
+    text = README.read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    make = next(b for b in blocks if b.startswith("# export_bias_relu.py"))
+    load = next(b for b in blocks if b.startswith("# run_bias_relu.py"))
+    return make, load
+
+
+def _jax_only_python(where: Path) -> Path:
+    """A Python with jax and NumPy but without this package: a bare venv seeing the shared
+    site-packages through a .pth line (whose own .pth files, among them the editable install
+    of this package, are then not run)."""
+    env = where / "jax_only"
+    venv.EnvBuilder(with_pip=False).create(env)
+    site_packages = next(env.glob("lib/python*/site-packages"))
+    (site_packages / "shared.pth").write_text(str(Path(jax.__file__).resolve().parent.parent) + "\n")
+    return env / "bin" / "python"
+
+
+def test_readme_round_trip_in_a_process_without_this_package(tmp_path):
+    make, load = _readme_blocks()
+    out = subprocess.run([sys.executable, "-c", make], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"})
+    assert out.returncode == 0, out.stderr
+    assert "stablehlo.maximum" in out.stdout
+    assert (tmp_path / "bias_relu.jaxexport").is_file()
+    expected = get_backend("jax").execute(bias_relu(), [np.array([[-1, 0, 1], [2, -3, 4]], np.float32),
+                                                        np.array([0.5, 1, -2], np.float32)])[0]
+    np.testing.assert_array_equal(expected, [[0, 1, 0], [2.5, 0, 2]])
+    isolated = tmp_path / "isolated"
+    isolated.mkdir()
+    (isolated / "bias_relu.jaxexport").write_bytes((tmp_path / "bias_relu.jaxexport").read_bytes())
+    prove = ("try:\n    import backend\nexcept ModuleNotFoundError:\n    pass\n"
+             "else:\n    raise SystemExit('this package is importable here')\n")
+    check = "\nnp.save('result.npy', np.asarray(exported.call(x, v)))\n"
+    run = subprocess.run([str(_jax_only_python(tmp_path)), "-I", "-c", prove + load + check], cwd=isolated,
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"})
+    assert run.returncode == 0, run.stderr
+    np.testing.assert_array_equal(np.load(isolated / "result.npy"), expected)
+
+
+def build_for_cli():
+    return bias_relu()
+
+
+def test_command_line_writes_the_artifact(tmp_path, capsys):
+    out = tmp_path / "b.jaxexport"
+    assert main(["tests.test_export:build_for_cli", "--platforms", "tpu,cpu", "-o", str(out)]) == 0
+    assert "platforms tpu,cpu" in capsys.readouterr().out
+    assert jax.export.deserialize(bytearray(out.read_bytes())).platforms == ("tpu", "cpu")
+    assert main(["tests.test_export:build_for_cli", "--platforms", "cuda", "--stablehlo"]) == 0
+    assert "stablehlo.maximum" in capsys.readouterr().out
+    assert main(["tests.test_export:nothing_here"]) == 2
+    assert "cannot load" in capsys.readouterr().err
+    assert main(["tests.test_export:README"]) == 2
+    assert "not an XlaComputation" in capsys.readouterr().err
+
+
+def test_multi_device_ops_are_refused_with_the_reason():
+    c = XlaBuilder("rid")
+    ops.ReplicaId(c)
+    with pytest.raises(UnsupportedError, match="ReplicaId exchanges data between replicas or partitions"):
+        export(c.build())

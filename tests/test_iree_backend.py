@@ -1,0 +1,100 @@
+"""The IREE backend (an optional extra): a few real computations, its caches, its refusals, its entry point.
+
+Skipped when iree-base-compiler / iree-base-runtime are not installed."""
+
+import ast
+import importlib
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+from backend import ExecutionError, PrimitiveType, Shape, XlaBuilder, get_backend, ops  # noqa: E402
+from xla_semantics_iree import IreeBackend  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bias_relu():
+    c = XlaBuilder("bias_relu")
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2, 3)), "x")
+    v = ops.Parameter(c, 1, Shape.array_shape(PrimitiveType.F32, (3,)), "v")
+    ops.Max(ops.Add(x, v, broadcast_dimensions=(1,)), ops.Constant(c, np.float32(0)))
+    return c.build()
+
+
+@pytest.fixture(scope="module")
+def iree(tmp_path_factory):
+    return IreeBackend(cache_dir=tmp_path_factory.mktemp("iree_cache"))
+
+
+def test_runs_a_computation_and_caches_it_in_memory(iree):
+    comp = bias_relu()
+    x = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    v = np.array([0.5, 1, -2], np.float32)
+    before = iree.compilations
+    (out,) = iree.execute(comp, [x, v])
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[0, 1, 0], [2.5, 0, 2]])
+    np.testing.assert_array_equal(iree.execute(comp, [v + x, v])[0], [[0, 2, 0], [3, 0, 0]])
+    assert iree.compilations == before + 1  # the second call reused the compiled module
+    assert iree.info()["version"] == "3.13.0" and iree.info()["device"] == "llvm-cpu/local-task"
+
+
+def test_disk_cache_is_keyed_by_the_stablehlo(iree):
+    comp = bias_relu()
+    iree.execute(comp, [np.zeros((2, 3), np.float32), np.zeros(3, np.float32)])
+    key = iree.cache_key(comp.as_stablehlo_text())
+    assert (iree.cache_dir / f"{key}.vmfb").is_file()
+    fresh = IreeBackend(cache_dir=iree.cache_dir)
+    (out,) = fresh.execute(bias_relu(), [np.ones((2, 3), np.float32), np.ones(3, np.float32)])
+    np.testing.assert_array_equal(out, np.full((2, 3), 2, np.float32))
+    assert fresh.compilations == 0
+
+
+def test_tuple_result_with_scalars_and_64_bit_values(iree):
+    c = XlaBuilder("pair")
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F64, ()), "x")
+    n = ops.Parameter(c, 1, Shape.array_shape(PrimitiveType.S32, (3,)), "n")
+    ops.Tuple(c, [ops.Mul(x, x), ops.Lt(n, ops.Constant(c, np.int32(2)))])
+    squares, below = iree.execute(c.build(), [np.float64(1e20), np.array([1, 2, 3], np.int32)])
+    assert squares.dtype == np.float64 and squares.shape == ()
+    assert squares == np.float64(1e40)  # f64 kept (IREE's default demotion to f32 would give inf)
+    np.testing.assert_array_equal(below, [True, False, False])
+
+
+def test_refusals_name_the_reason(iree):
+    c = XlaBuilder("chol")
+    ops.Cholesky(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2, 2)), "x"), True)
+    assert "custom_call lapack_spotrf_ffi" in iree.supports(c.build())
+    c = XlaBuilder("s4")
+    ops.Neg(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.S4, (2,)), "x"))
+    assert "cannot pass int4" in iree.supports(c.build())
+
+
+def test_compile_errors_are_failures_with_iree_diagnostic(iree):
+    c = XlaBuilder("rev_u8")
+    ops.Rev(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.U8, (2,)), "x"), (0,))
+    comp = c.build()
+    assert iree.supports(comp) is None
+    assert get_backend("jax").execute(comp, [np.array([1, 2], np.uint8)])[0].tolist() == [2, 1]
+    with pytest.raises(ExecutionError, match="IreeCompileError: failed to legalize operation 'linalg.generic'"):
+        iree.execute(comp, [np.array([1, 2], np.uint8)])
+
+
+def test_entry_point_and_public_api_only():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    target = project["entry-points"]["xla_semantics.backends"]["iree"]
+    module, _, attr = target.partition(":")
+    assert getattr(importlib.import_module(module), attr) is IreeBackend
+    assert any(r.startswith("iree-base-compiler") for r in project["optional-dependencies"]["iree"])
+    imported = set()
+    for path in (ROOT / "xla_semantics_iree").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+    assert {m for m in imported if m.startswith("backend")} <= {"backend", "backend.backends", "backend.export"}

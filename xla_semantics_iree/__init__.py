@@ -1,0 +1,15 @@
+"""An IREE backend for the conformance suite, built on the public export API only.
+
+It takes a computation's StableHLO from :func:`backend.export.stablehlo_text` (as any outside
+backend would), compiles it with IREE for the CPU (``llvm-cpu`` target, ``local-task`` driver) and
+runs it with IREE's runtime. Install with ``pip install 'xla-semantics[iree]'``; then
+``python -m conformance run --backend iree`` (the ``xla_semantics.backends`` entry point).
+
+Compiled modules are cached in memory per computation, and on disk keyed by the SHA-256 of the
+StableHLO, the compiler version and its flags (``$XLA_SEMANTICS_IREE_CACHE``, default
+``~/.cache/xla-semantics/iree``; ``cache_dir=None`` turns the disk cache off).
+"""
+
+from xla_semantics_iree.executor import IreeBackend
+
+__all__ = ["IreeBackend"]
