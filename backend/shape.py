@@ -313,6 +313,31 @@ def multi_index(shape: Shape, linear: int) -> tuple[int, ...]:
     return tuple(index)
 
 
+def physical_size(shape: Shape) -> int:
+    """The number of elements the array's linear memory holds under its layout (padding included)."""
+    return int(np.prod(_physical_sizes(shape), dtype=np.int64))
+
+
+def bitcast_source_positions(operand: Shape, result: Shape) -> np.ndarray:
+    """For a bitcast from ``operand`` to ``result`` (the same linear memory, read under each one's layout):
+    per result element (an array of the result's dimensions), the row-major position of the operand
+    element it reads, or ``operand.element_count`` where it reads the operand layout's padding."""
+    count = int(np.prod(operand.dimensions(), dtype=np.int64))
+    memory = to_linear_memory(np.arange(count, dtype=np.int64).reshape(operand.dimensions()),
+                              _with_padding_value(operand, count))
+    layout = result.layout()
+    major_to_minor = tuple(reversed(layout.minor_to_major))
+    sizes = _physical_sizes(result)
+    physical = memory.reshape([sizes[d] for d in major_to_minor]).transpose(np.argsort(major_to_minor))
+    return physical[tuple(slice(0, d) for d in result.dimensions())]
+
+
+def _with_padding_value(shape: Shape, value: int) -> Shape:
+    layout = shape.layout()
+    return Shape.array_shape(shape.element_type(), shape.dimensions(),
+                             Layout(layout.minor_to_major, layout.padded_dimensions, value))
+
+
 def to_linear_memory(array: np.ndarray, shape: Shape) -> np.ndarray:
     """The array's elements in linear-memory order under ``shape``'s layout, padding included."""
     if tuple(array.shape) != shape.dimensions():

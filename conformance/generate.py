@@ -161,7 +161,7 @@ def draw_inputs(spec: Any, var: str | None, etype: PrimitiveType | None, config:
 
 def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hint: Any, specials: bool) -> Any:
     """A random array of ``dims``, or a tuple value from ``{tuple: [...]}``: a dims list is a random array
-    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element."""
+    of ``etype``, a literal mapping (``{"s32[]": 0}``) a fixed element, a ``{tuple: [...]}`` a nested tuple."""
     from specs.loader import parse_literal
 
     if etype == PrimitiveType.TOKEN:  # a config type `token` gives a token input (made by CreateToken)
@@ -170,7 +170,8 @@ def _random_value(rng: np.random.Generator, etype: PrimitiveType, dims: Any, hin
         return random_array(rng, etype, tuple(dims), hint, specials)
     if set(dims) != {"tuple"} or not isinstance(dims["tuple"], list):
         raise ValueError(f"a tuple operand in a generator config is {{tuple: [dims or literal, ...]}}, got {dims!r}")
-    return tuple(parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
+    return tuple(_random_value(rng, etype, e, hint, specials) if isinstance(e, dict) and "tuple" in e
+                 else parse_literal(e) if isinstance(e, dict) else random_array(rng, etype, tuple(e), hint, specials)
                  for e in dims["tuple"])
 
 

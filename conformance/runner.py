@@ -90,7 +90,7 @@ def _build(case: Case) -> Result | tuple[Any, Any, list[Any], list[Any]]:
         return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
-    expected = list(case.expected) if isinstance(case.expected, tuple) else [case.expected]
+    expected = tuple_leaves(case.expected)
     return spec, comp, args, expected
 
 
@@ -115,7 +115,7 @@ def _judge(case: Case, spec: Any, comp: Any, args: list[Any], expected: list[Any
 def _mismatches(spec: Any, comp: Any, outputs: list[Any], expected: list[Any]) -> list[Mismatch] | str:
     """The outputs that differ from the expected ones beyond the tolerance, or why they cannot be compared."""
     root = comp.root_instruction
-    result_shapes = root.shape.tuple_shapes() if root.shape.is_tuple() else (root.shape,)
+    result_shapes = _shape_leaves(root.shape)
     mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
@@ -275,6 +275,7 @@ def _checked_outputs(case: Case, outputs: Any, n_expected: int) -> Result | list
     """``outputs`` as arrays, or the failure when they are not a list of ``n_expected`` arrays."""
     if not isinstance(outputs, (list, tuple)):
         return Result(case, FAILED, f"execute() returned {type(outputs).__name__}, not a list of {n_expected} arrays")
+    outputs = tuple_leaves(tuple(outputs))  # a nested tuple result (AsyncStart's) compares leaf by leaf
     if len(outputs) != n_expected:
         return Result(case, FAILED, f"execute() returned {len(outputs)} outputs, expected {n_expected}")
     arrays = []
@@ -287,6 +288,15 @@ def _checked_outputs(case: Case, outputs: Any, n_expected: int) -> Result | list
             return Result(case, FAILED, f"output {i} is a {type(out).__name__}, not an array")
         arrays.append(arr)
     return arrays
+
+
+def tuple_leaves(value: Any) -> list[Any]:
+    """The arrays of a value, nested tuples flattened depth-first (an array: itself)."""
+    return [leaf for v in value for leaf in tuple_leaves(v)] if isinstance(value, tuple) else [value]
+
+
+def _shape_leaves(shape: Any) -> list[Any]:
+    return [leaf for s in shape.tuple_shapes() for leaf in _shape_leaves(s)] if shape.is_tuple() else [shape]
 
 
 def _exception_head(e: BaseException) -> str:

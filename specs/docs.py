@@ -56,8 +56,10 @@ def _form_arg_text(arg: Any) -> str:
 
 
 def render_op(spec: OpSpec) -> str:
-    lines = [f"# {spec.name}", "", spec.summary, "", f"*Family:* `{spec.family}`"
-             + ("" if spec.executable else " · *internal: no executable form*"), ""]
+    lines = [f"# {spec.name}", "", spec.summary, "", f"*Family:* `{spec.family}` · *executable:* "
+             + ("yes" if spec.executable else "**no**"), ""]
+    if not spec.executable:
+        lines += [f"**Not executable:** {spec.not_executable}", ""]
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
@@ -120,13 +122,16 @@ def render_op(spec: OpSpec) -> str:
 
 
 def render_index(all_specs: dict[str, OpSpec]) -> str:
-    lines = ["# Operations", "", f"{len(all_specs)} operations, generated from `specs/ops/`.", ""]
+    runnable = sum(s.executable for s in all_specs.values())
+    lines = ["# Operations", "", f"{len(all_specs)} operations, generated from `specs/ops/`; {runnable} executable "
+             "(the others have a spec, a shape rule and this page only: their pages say why).", ""]
     by_family: dict[str, list[OpSpec]] = {}
     for spec in all_specs.values():
         by_family.setdefault(spec.family, []).append(spec)
     for family in sorted(by_family):
-        lines += [f"## {family}", "", "| op | summary |", "|---|---|"]
-        lines += [f"| [{s.name}]({s.name}.md) | {s.summary} |" for s in sorted(by_family[family], key=lambda s: s.name)]
+        lines += [f"## {family}", "", "| op | executable | summary |", "|---|---|---|"]
+        lines += [f"| [{s.name}]({s.name}.md) | {'yes' if s.executable else '**no**'} | {s.summary} |"
+                  for s in sorted(by_family[family], key=lambda s: s.name)]
         lines.append("")
     return "\n".join(lines)
 

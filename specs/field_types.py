@@ -94,7 +94,7 @@ TOP: dict[str, FieldType] = {
     "element_types": MappingOf(ListOf(STR)), "result": MappingOf(STR), "type_constraint": STR,
     "constraints": MappingOf(STR), "examples": ListOf(MAPPING), "errors": ListOf(MAPPING), "tolerance": ANY,
     "implementation_defined": MAPPING, "generator": MAPPING, "shape_rule": STR, "executable": BOOL,
-    "tuple_operands": BOOL,
+    "not_executable": STR, "tuple_operands": BOOL,
     "see_also": ListOf(STR), "call_forms": ListOf(MAPPING), "forms": MappingOf(ListOf(STR)),
 }
 NULLABLE = frozenset({"semantics", "element_types", "result", "examples", "errors", "implementation_defined",

@@ -109,13 +109,14 @@ class _Ctx:
 
 
 # -- literals ---------------------------------------------------------------------------------
-_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,<=\s]*)\]\s*$")
+_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,<=\s]*)\](?:\{([0-9,\s]*)\})?\s*$")
 _DIM_RE = re.compile(r"^(<=)?([0-9]+)$")
 
 
 def parse_shape(text: str) -> Shape:
-    """``f32[2,3]`` -> Shape; ``f32[<=5,3]`` has a dynamic dimension of bound 5; ``token[]`` is the
-    token shape; ``(f32[2], s32[])`` a tuple shape."""
+    """``f32[2,3]`` -> Shape; ``f32[<=5,3]`` has a dynamic dimension of bound 5; ``f32[2,3]{0,1}`` has the
+    layout of minor_to_major (0, 1) (XLA's text form); ``token[]`` is the token shape; ``(f32[2], s32[])``
+    a tuple shape."""
     text = text.strip()
     if text.startswith("(") and text.endswith(")"):
         inner = text[1:-1].strip()
@@ -132,7 +133,8 @@ def parse_shape(text: str) -> Shape:
         raise ValueError(f"not a shape: '{text}' (a dimension is a size like 3 or a bound like <=5)")
     dims = [int(e.group(2)) for e in entries if e]
     dynamic = [e.group(1) is not None for e in entries if e]
-    return Shape.array_shape(et, dims, dynamic_dimensions=dynamic)
+    layout = None if m.group(3) is None else [int(d) for d in m.group(3).replace(" ", "").split(",") if d]
+    return Shape.array_shape(et, dims, layout, dynamic_dimensions=dynamic)
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -409,6 +411,8 @@ class OpSpec:
     #: whose argument lists differ (Conditional); empty when every argument belongs to the one form.
     forms: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     call_forms: tuple[CallForm, ...] = ()
+    #: Why the op has no executable form (given exactly when ``executable`` is false).
+    not_executable: str = ""
     #: An operand with an element-type variable may be a tuple of arrays of one element type (AllReduce's).
     tuple_operands: bool = False
 
@@ -440,7 +444,8 @@ class OpSpec:
 _TOP_REQUIRED = ("op", "family", "summary", "signatures", "args", "constraints", "examples", "errors",
                  "tolerance")
 _TOP_OPTIONAL = ("semantics", "element_types", "result", "type_constraint", "implementation_defined",
-                 "generator", "shape_rule", "executable", "see_also", "call_forms", "forms", "tuple_operands")
+                 "generator", "shape_rule", "executable", "not_executable", "see_also", "call_forms", "forms",
+                 "tuple_operands")
 _GENERATOR_KEYS = ("element_types", "shapes", "values", "configs", "special_values", "count", "devices")
 
 
@@ -782,7 +787,12 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
                   generator=dict(generator), shape_rule=str(top.get("shape_rule", name)),
                   executable=bool(top.get("executable", True)), path=path, forms=forms,
                   tuple_operands=bool(top.get("tuple_operands", False)),
-                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args))
+                  call_forms=_parse_call_forms(ctx, top.get("call_forms"), name, args),
+                  not_executable=(top.get("not_executable") or "").strip())
+    if spec.executable == bool(spec.not_executable):
+        key = "not_executable" if spec.not_executable else "executable"
+        raise ctx.fail(key, "an op with 'executable: false' says why in 'not_executable' (and only such an op "
+                       "has one)", top, key)
     if forms and spec.call_forms:
         raise ctx.fail("call_forms", "an op with 'forms' (argument lists that differ) lists each signature there; "
                        "'call_forms' maps onto the one argument list of the others", top, "call_forms")

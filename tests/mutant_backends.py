@@ -397,3 +397,51 @@ def _dot_general_first_contracting_only(ctx: Any, lhs: Any, rhs: Any) -> Any:
 @mutant("select_and_scatter_ignores_init", "SelectAndScatter", "the init value is ignored (scattered onto zeros)")
 def _select_and_scatter_ignores_init(ctx: Any, operand: Any, source: Any, init_value: Any) -> Any:
     return base("SelectAndScatter")(ctx, operand, source, jnp.zeros_like(init_value))
+
+
+# -- implementation-defined entries narrowed to closed sets ------------------------------------------
+@mutant("zeta_continues_below_one", "Zeta", "x < 1 gives the analytic continuation's value at x = 0, 1/2 - q (away from "
+        "the poles), where XLA gives NaN")
+def _zeta_continues_below_one(ctx: Any, x: Any, q: Any) -> Any:
+    out = base("Zeta")(ctx, x, q)
+    pole = (q <= 0) & (q == jnp.floor(q))
+    return jnp.where((x < 1) & ~pole, (0.5 - q).astype(out.dtype), out)
+
+
+@mutant("zeta_nan_below_one", "Zeta", "NaN at every x < 1, the poles included (Cephes' zeta)",
+        "outside_series_domain: nan (Cephes, SciPy)")
+def _zeta_nan_below_one(ctx: Any, x: Any, q: Any) -> Any:
+    out = base("Zeta")(ctx, x, q)
+    return jnp.where(x < 1, jnp.full_like(out, jnp.nan), out)
+
+
+@mutant("sort_operands_permuted_apart", "Sort", "operands 0 and 1 take the order of a sort of the rows, the others "
+        "that of a sort of the reversed rows: equal keys move their payloads apart")
+def _sort_operands_permuted_apart(ctx: Any, operands: list[Any]) -> Any:
+    out = base("Sort")(ctx, operands)
+    if len(operands) < 2:
+        return out
+    d = ctx.attr("dimension") % operands[0].ndim
+    other = base("Sort")(ctx, [jnp.flip(x, axis=d) for x in operands])
+    return tuple(out[:2]) + tuple(other[2:]) if len(operands) > 2 else (out[0], other[1])
+
+
+@mutant("ragged_dot_negative_size_as_abs", "RaggedDot", "a negative group size counts as its absolute value")
+def _ragged_dot_negative_size_as_abs(ctx: Any, lhs: Any, rhs: Any, group_sizes: Any) -> Any:
+    return base("RaggedDot")(ctx, lhs, rhs, jnp.abs(group_sizes))
+
+
+@mutant("scan_associative_tree", "Scan", "is_associative true: a running float sum as a parallel prefix (a tree of "
+        "pairwise sums, lax.associative_scan), the init added last", "reassociation: any_association")
+def _scan_associative_tree(ctx: Any, inputs: list[Any], inits: list[Any]) -> Any:
+    from backend.reference.higher_order import _scan_folds
+
+    folds = _scan_folds(ctx.attr("to_apply"), len(inputs), len(inits), len(ctx.shape.tuple_shapes()) - len(inits))
+    if (ctx.attr("is_associative") is not True or folds != [("add", True)]
+            or not _is(inputs[0], jnp.floating)):
+        return base("Scan")(ctx, inputs, inits)
+    d, reverse = ctx.attr("scan_dimension"), bool(ctx.attr("is_reverse"))
+    if inputs[0].shape[d] == 0:
+        return base("Scan")(ctx, inputs, inits)
+    out = lax.associative_scan(jnp.add, inputs[0], reverse=reverse, axis=d) + jnp.expand_dims(inits[0], d)
+    return out, lax.index_in_dim(out, 0 if reverse else out.shape[d] - 1, axis=d, keepdims=False)

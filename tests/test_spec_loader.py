@@ -163,3 +163,23 @@ def test_empty_optional_sections_are_allowed(tmp_path):
 def test_not_a_spec_at_all(tmp_path, text, message):
     with pytest.raises(SpecError, match=message):
         _load(tmp_path, text)
+
+
+def test_not_executable_needs_its_reason_and_only_then(tmp_path):
+    with pytest.raises(SpecError, match=r"add.yaml:\d+: executable: an op with 'executable: false' says why"):
+        _load(tmp_path, GOOD.replace("tolerance: exact\n", "tolerance: exact\nexecutable: false\n"))
+    with pytest.raises(SpecError, match=r"add.yaml:\d+: not_executable: an op with 'executable: false' says why"):
+        _load(tmp_path, GOOD.replace("tolerance: exact\n", "tolerance: exact\nnot_executable: no reason\n"))
+    spec = _load(tmp_path, GOOD.replace("tolerance: exact\n", "tolerance: exact\nexecutable: false\n"
+                                        "not_executable: a test reason\n"))
+    assert not spec.executable and spec.not_executable == "a test reason"
+
+
+def test_shape_text_takes_a_layout():
+    from specs.loader import parse_shape
+    shape = parse_shape("f32[2,3]{0,1}")
+    assert shape.layout().minor_to_major == (0, 1) and shape.to_string() == "f32[2,3]{0,1}"
+    assert parse_shape("f32[2,3]").to_string() == "f32[2,3]{1,0}"
+    for bad in ("f32[2,3]{0}", "f32[2,3]{1,1}", "f32[2]{0"):
+        with pytest.raises(ValueError):
+            parse_shape(bad)

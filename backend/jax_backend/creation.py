@@ -17,9 +17,13 @@ def parameter(ctx: Any) -> Any:
 
 @lowering("Constant")
 def constant(ctx: Any) -> Any:
-    value = ctx.attr("literal")
+    return _constant_value(ctx.attr("literal"))
+
+
+def _constant_value(value: Any) -> Any:
+    """A literal as jax values: a tuple element by element, nested tuples too."""
     if isinstance(value, tuple):
-        return tuple(jnp.asarray(v) for v in value)
+        return tuple(_constant_value(v) for v in value)
     return jnp.asarray(value)
 
 

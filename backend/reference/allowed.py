@@ -136,6 +136,13 @@ def non_finite_parts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return ok
 
 
+def negative_zero(operand: np.ndarray) -> np.ndarray:
+    """Where a real operand is -0 (nowhere for a complex one)."""
+    if np.iscomplexobj(operand):
+        return np.zeros(operand.shape, bool)
+    return (operand == 0) & np.signbit(operand)
+
+
 def any_zero(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """A zero of either sign."""
     with np.errstate(invalid="ignore"):

@@ -57,13 +57,18 @@ def optimization_barrier(ctx: Any, operand: Any) -> Any:
 
 @implementation_defined("Call")
 def call_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    return callee_outcomes(ctx, ctx.attr("computation"), operands)
+
+
+def callee_outcomes(ctx: Any, computation: Any, operands: list[Any]) -> dict[str, Allowed]:
     """``callee``: the elements where the called computation's root op is implementation-defined (a
     Call of Add inherits Add's subnormal flushing; found by the fuzzer), with the root op's outcomes
-    there: its entries' XLA outcomes, and their other outcomes."""
+    there: its entries' XLA outcomes, and their other outcomes. (Call's, and every op that calls a
+    computation on its operands: Fusion.)"""
     import specs
 
-    root = ctx.attr("computation").root_instruction
-    table = root_outcomes(ctx.attr("computation"), operands)
+    root = computation.root_instruction
+    table = root_outcomes(computation, operands)
     if not table:
         return {}
     entries = specs.get(root.opcode).implementation_defined

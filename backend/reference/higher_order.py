@@ -17,7 +17,7 @@ import numpy as np
 from backend import etypes
 from backend.errors import UnsupportedError
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Holds, any_value
+from backend.reference.allowed import Allowed, Holds, none_of
 from backend.rules.higher_order import sort_dimension
 
 
@@ -47,6 +47,75 @@ def scan(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> tuple[n
             out[(slice(None),) * d + (step,)] = value
         carries = values[n:]
     return tuple(outputs) + tuple(carries)
+
+
+def _scan_folds(comp: Any, m: int, k: int, n: int) -> list[tuple[str, bool]] | None:
+    """Per input i, ``(reducer, inclusive)`` when ``to_apply`` is a running Add or Mul: m = n = k, carry i
+    becomes ``op(x_i, c_i)`` and output i is that new carry (inclusive) or ``c_i`` (exclusive); else ``None``."""
+    root, params = comp.root_instruction, comp.parameters
+    if not (m == n == k) or root.opcode != "Tuple" or len(root.operands) != 2 * m or len(params) != 2 * m:
+        return None
+    folds = []
+    for i in range(m):
+        new = comp.instruction(root.operands[m + i])
+        reducer = {"Add": "add", "Mul": "mul"}.get(new.opcode)
+        if reducer is None or sorted(new.operands) != sorted((params[i].id, params[m + i].id)):
+            return None
+        out = root.operands[i]
+        if out not in (new.id, params[m + i].id):
+            return None
+        folds.append((reducer, out == new.id))
+    return folds
+
+
+@implementation_defined("Scan")
+def scan_outcomes(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> dict[str, Allowed]:
+    """``reassociation``: with is_associative true and ``to_apply`` a running Add or Mul of a real float type
+    (see :func:`_scan_folds`), every output and final carry of such a fold, any association of the values it
+    combines (the init and the inputs visited so far) within Higham's bound of recursive summation
+    (``reassociation_allowed``, shared with Reduce and AllReduce)."""
+    from backend.reference.reduction import reassociation_allowed
+
+    k, d = len(inits), ctx.attr("scan_dimension")
+    n = len(ctx.shape.tuple_shapes()) - k
+    folds = _scan_folds(ctx.attr("to_apply"), len(inputs), k, n)
+    if ctx.attr("is_associative") is not True or folds is None:
+        return {}
+    size = inputs[0].shape[d]
+    masks: list[np.ndarray] = []
+    outcomes: list[Any] = []
+    for part in ("outputs", "carries"):
+        for i, (reducer, inclusive) in enumerate(folds):
+            x = inputs[i]
+            shape = x.shape if part == "outputs" else np.shape(inits[i])
+            if not etypes.is_float(etypes.dtype_to_etype(x.dtype)):
+                masks.append(np.zeros(shape, bool))
+                outcomes.append(none_of)
+                continue
+            with np.errstate(all="ignore"):
+                wide = np.moveaxis(x.astype(np.float64), d, 0)
+                init = np.asarray(inits[i]).astype(np.float64)
+                if ctx.attr("is_reverse"):
+                    wide = wide[::-1]
+                fold = np.cumsum if reducer == "add" else np.cumprod
+                exact = np.concatenate([init[None], init + fold(wide, axis=0) if reducer == "add"
+                                        else init * fold(wide, axis=0)])  # [size + 1, ...]: after 0..size steps
+                magnitude = np.concatenate([np.abs(init)[None], np.abs(init) + np.cumsum(np.abs(wide), axis=0)])
+            combined = np.arange(1, size + 2).reshape((-1,) + (1,) * init.ndim)  # the values in each fold
+            if part == "carries":
+                exact, magnitude, combined = exact[-1], magnitude[-1], combined[-1]
+            else:
+                taken = slice(1, None) if inclusive else slice(0, size)  # after the step, or before it
+                exact, magnitude, combined = exact[taken], magnitude[taken], combined[taken]
+                if ctx.attr("is_reverse"):
+                    exact, magnitude, combined = exact[::-1], magnitude[::-1], combined[::-1]
+                exact, magnitude = np.moveaxis(exact, 0, d), np.moveaxis(magnitude, 0, d)
+                combined = np.moveaxis(np.broadcast_to(combined, (size,) + init.shape), 0, d)
+            allowed = reassociation_allowed(reducer, x.dtype, combined, exact,
+                                            magnitude if reducer == "add" else None)
+            masks.append(np.broadcast_to(allowed.mask & (np.asarray(combined) >= 3), shape))
+            outcomes.append(allowed.outcomes["any_order"])
+    return {"reassociation": Allowed(tuple(masks), {"any_association": tuple(outcomes)})}
 
 
 def _less_matrix(ctx: Any, rows: list[np.ndarray]) -> np.ndarray:
@@ -105,11 +174,19 @@ def sort(ctx: Any, operands: list[np.ndarray]) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _row_tuples(rows: list[np.ndarray], r: int, positions: Any = slice(None)) -> list[bytes]:
+    """The N-tuples (one element of every operand, bit for bit) at ``positions`` of row ``r``, sorted:
+    two rows hold the same tuples exactly when one is the other permuted, every operand alike."""
+    return sorted(b"".join(x[r, p].tobytes() for x in rows) for p in np.arange(rows[0].shape[1])[positions])
+
+
 @implementation_defined("Sort")
 def sort_outcomes(ctx: Any, operands: list[np.ndarray]) -> dict[str, Allowed]:
     """``unstable_ties``: an unstable sort may order the elements the comparator finds equal in any
-    way: the sorted positions holding such runs, where each run must hold the reference's values.
-    ``not_a_strict_weak_order``: the whole result, when the comparator is not one on these operands."""
+    way: the sorted positions holding such runs, where each run must hold the reference's N-tuples
+    (one permutation of the run for every operand together).
+    ``not_a_strict_weak_order``: the rows on which the comparator is not one; there the result must be
+    the row's N-tuples permuted (every operand by one and the same permutation)."""
     d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
     order, less, rows = sort_order(ctx, operands)
     n = order.shape[1]
@@ -123,36 +200,47 @@ def sort_outcomes(ctx: Any, operands: list[np.ndarray]) -> dict[str, Allowed]:
                     run[r, j] = run[r, j] if run[r, j] >= 0 else j
                     run[r, j + 1] = run[r, j]
     moved_shape = np.moveaxis(operands[0], d, -1).shape
+    expected = [np.take_along_axis(row, order, axis=1) for row in rows]
 
-    def same_values_per_run(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-        act, exp = (np.moveaxis(x, d, -1).reshape(order.shape) for x in (actual, expected))
+    def spread(per_row: np.ndarray) -> tuple[np.ndarray, ...]:
+        """A [rows, n] mask back over the operands' shape, the same for every output."""
+        mask = np.moveaxis(per_row.reshape(moved_shape), -1, d)
+        return tuple(mask for _ in operands)
+
+    def same_tuples_per_run(outputs: Any) -> tuple[np.ndarray, ...]:
+        act = as_rows([np.asarray(y) for y in (outputs if isinstance(outputs, (list, tuple)) else [outputs])], d)
         ok = np.zeros(order.shape, bool)
         for r, start in zip(*np.nonzero(run >= 0)):
-            if run[r, start] != start:
-                continue
-            members = run[r] == start
-            same = sorted(x.tobytes() for x in act[r, members]) == sorted(x.tobytes() for x in exp[r, members])
-            ok[r, members] = same
-        return np.moveaxis(ok.reshape(moved_shape), -1, d)
+            if run[r, start] == start:
+                members = run[r] == start
+                ok[r, members] = _row_tuples(act, r, members) == _row_tuples(expected, r, members)
+        return spread(ok)
 
-    ties = np.moveaxis((run >= 0).reshape(moved_shape), -1, d)
-    bad_order = not _strict_weak_order(less)
-    return {"unstable_ties": Allowed(ties, {"any_order_of_ties": same_values_per_run}),
-            "not_a_strict_weak_order": Allowed(np.full(ties.shape, bad_order), {"unnarrowed": any_value})}
+    def permuted_rows(outputs: Any) -> tuple[np.ndarray, ...]:
+        act = as_rows([np.asarray(y) for y in (outputs if isinstance(outputs, (list, tuple)) else [outputs])], d)
+        ok = np.array([_row_tuples(act, r) == _row_tuples(rows, r) for r in range(order.shape[0])], bool)
+        return spread(np.broadcast_to(ok[:, None], order.shape))
+
+    bad_rows = np.broadcast_to(~_strict_weak_order_rows(less)[:, None], order.shape)
+    return {"unstable_ties": Allowed(spread(run >= 0), {"any_order_of_ties": Holds(same_tuples_per_run)}),
+            "not_a_strict_weak_order": Allowed(spread(bad_rows), {"permuted_rows": Holds(permuted_rows)})}
 
 
 def _strict_weak_order(less: np.ndarray) -> bool:
-    """Whether ``less[r]`` (the comparator on every pair of a row) is a strict weak order on each row:
+    """Whether ``less[r]`` (the comparator on every pair of a row) is a strict weak order on each row."""
+    return bool(_strict_weak_order_rows(less).all())
+
+
+def _strict_weak_order_rows(less: np.ndarray) -> np.ndarray:
+    """Per row r, whether ``less[r]`` (the comparator on every pair of the row) is a strict weak order:
     irreflexive, and incomparability transitive (so: asymmetric and transitive)."""
-    for lt in less:
+    ok = np.ones(less.shape[0], bool)
+    for r, lt in enumerate(less):
         incomparable = ~lt & ~lt.T
-        if lt.diagonal().any() or (lt & lt.T).any():
-            return False
-        if ((lt.astype(np.int64) @ lt.astype(np.int64) > 0) & ~lt).any():
-            return False
-        if ((incomparable.astype(np.int64) @ incomparable.astype(np.int64) > 0) & ~incomparable).any():
-            return False
-    return True
+        lt64, inc64 = lt.astype(np.int64), incomparable.astype(np.int64)
+        ok[r] = not (lt.diagonal().any() or (lt & lt.T).any() or ((lt64 @ lt64 > 0) & ~lt).any()
+                     or ((inc64 @ inc64 > 0) & ~incomparable).any())
+    return ok
 
 
 def total_order_key(x: np.ndarray) -> np.ndarray:

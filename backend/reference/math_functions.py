@@ -18,7 +18,7 @@ import numpy as np
 import scipy.special
 
 from backend.reference import binary, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_zero
+from backend.reference.allowed import Allowed, any_zero, negative_zero
 from backend.reference.elementwise import in_wide_precision
 from backend.reference.unary import float_outcomes
 
@@ -90,12 +90,6 @@ def _near_subnormal(operand: Array, result: Array) -> Array:
     return (magnitude > 0) & (magnitude < 4 * float(ml_dtypes.finfo(operand.dtype).tiny))
 
 
-def _negative_zero(operand: Array) -> Array:
-    if np.iscomplexobj(operand):
-        return np.zeros(operand.shape, bool)
-    return (operand == 0) & np.signbit(operand)
-
-
 def _outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
     """Subnormal flushing (also of intermediates: a zero of the result's sign where the result is
     near the subnormal range), non-finite complex operands, branch cuts, Asinh's constant-folded -0."""
@@ -118,7 +112,7 @@ def _outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array],
                 wide = operand.astype(np.float64)
                 out["no_nan_encoding"] = Allowed(np.isnan(fn(wide)) & ~np.isnan(wide), {"either_zero": any_zero})
         if name == "Asinh":
-            out["constant_folded_zero_sign"] = Allowed(_negative_zero(operand),
+            out["constant_folded_zero_sign"] = Allowed(negative_zero(operand),
                                                        {"positive_zero": np.zeros(operand.shape, result.dtype)})
         return out
     return outcomes

@@ -136,18 +136,19 @@ def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], ini
     return {"reduction_order": reassociation_allowed(reducer, operands[0].dtype, combined, exact, magnitude)}
 
 
-def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int, exact: np.ndarray,
+def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int | np.ndarray, exact: np.ndarray,
                           magnitude: np.ndarray | None) -> Allowed:
-    """``any_order`` of a real float Add or Mul of ``combined`` values per element: a result within the classical
-    bound of recursive summation, (n - 1) u sum |x_i| (Add; ``magnitude`` is sum |x_i|) or gamma_(n-1) |exact|
-    (Mul), of ``exact`` (float64), u the type's unit roundoff (Higham 2002, 3.1 and 4.2)."""
+    """``any_order`` of a real float Add or Mul of ``combined`` values per element (a number, or an array
+    broadcasting with ``exact``): a result within the classical bound of recursive summation, (n - 1) u sum |x_i|
+    (Add; ``magnitude`` is sum |x_i|) or gamma_(n-1) |exact| (Mul), of ``exact`` (float64), u the type's unit
+    roundoff (Higham 2002, 3.1 and 4.2)."""
     u = float(ml_dtypes.finfo(dtype).eps) / 2
-    steps = combined - 1
+    steps = np.asarray(combined, np.float64) - 1
     with np.errstate(all="ignore"):
         if reducer == "add":
             bound = steps * u * magnitude * (1 + 4 * u)
         else:
-            bound = steps * u / max(1 - steps * u, u) * np.abs(exact)
+            bound = steps * u / np.maximum(1 - steps * u, u) * np.abs(exact)
     finite = np.isfinite(exact) & np.isfinite(bound)
 
     def within_bound(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:

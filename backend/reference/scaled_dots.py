@@ -8,7 +8,7 @@ import numpy as np
 
 from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_value
+from backend.reference.allowed import Allowed
 from backend.reference.linear_algebra import dot_general_einsum
 from backend.rules.linear_algebra import free_dimensions
 from backend.rules.scaled_dots import BATCH, CONTRACTING, ragged_mode
@@ -32,17 +32,20 @@ def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray
     return dot_general_einsum(a, b, ctx.attr("dimension_numbers"), ctx.shape.numpy_dtype())
 
 
-def group_bounds(group_sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_bounds(group_sizes: np.ndarray, signed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) of each group along the ragged dimension, shape ``[prefix..., g]``:
-    groups follow each other from 0; a negative size counts as 0 (implementation-defined)."""
-    sizes = np.maximum(group_sizes.astype(np.int64), 0)
+    groups follow each other from 0; a negative size counts as 0 (implementation-defined), or, with
+    ``signed``, moves the next group's start back (jax's decomposition: the bounds are the signed
+    cumulative sums, a group with a negative size is empty and the following ones may overlap earlier ones)."""
+    sizes = group_sizes.astype(np.int64)
+    sizes = sizes if signed else np.maximum(sizes, 0)
     ends = np.cumsum(sizes, axis=-1)
     return ends - sizes, ends
 
 
-def membership(group_sizes: np.ndarray, length: int, j: int) -> np.ndarray:
+def membership(group_sizes: np.ndarray, length: int, j: int, signed: bool = False) -> np.ndarray:
     """Whether each position ``i < length`` of the ragged dimension is in group j: ``[prefix..., length]``."""
-    starts, ends = group_bounds(group_sizes)
+    starts, ends = group_bounds(group_sizes, signed)
     i = np.arange(length)
     return (starts[..., j, None] <= i) & (i < ends[..., j, None])
 
@@ -61,7 +64,10 @@ def place(mask: np.ndarray, ndim: int, prefix_dims: tuple[int, ...], dim: int) -
 
 
 @evaluator("RaggedDot")
-def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> np.ndarray:
+def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, signed: bool = False
+               ) -> np.ndarray:
+    """RaggedDot with the groups of :func:`group_bounds` (``signed``: the signed cumulative sums, where a
+    row in several groups gets the sum of their products)."""
     rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
     dn = rdn.dot_dimension_numbers
     ragged = rdn.lhs_ragged_dimensions[0]
@@ -74,7 +80,7 @@ def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarr
         rhs_ragged = dn.rhs_contracting_dimensions[dn.lhs_contracting_dimensions.index(ragged)]
         parts = []
         for j in range(num_groups):
-            m = membership(group_sizes, length, j)
+            m = membership(group_sizes, length, j, signed)
             a = np.where(place(m, lhs.ndim, dn.lhs_batch_dimensions, ragged), lhs, np.zeros((), lhs.dtype))
             b = np.where(place(m, rhs.ndim, dn.rhs_batch_dimensions, rhs_ragged), rhs, np.zeros((), rhs.dtype))
             parts.append(dot_general_einsum(a, b, dn, out_dtype))
@@ -89,20 +95,35 @@ def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarr
         lhs.ndim, dn.lhs_contracting_dimensions, dn.lhs_batch_dimensions).index(ragged)
     out_batch = tuple(range(len(dn.lhs_batch_dimensions)))
     result = np.zeros(ctx.shape.dimensions(), out_dtype)
+    covered = np.zeros(result.shape, bool)
     for j in range(num_groups):
-        rows = place(membership(group_sizes, length, j), result.ndim, out_batch, out_ragged)
-        result = np.where(rows, dot_general_einsum(lhs, np.take(rhs, j, axis=group), dot_dn, out_dtype), result)
+        rows = place(membership(group_sizes, length, j, signed), result.ndim, out_batch, out_ragged)
+        product = dot_general_einsum(lhs, np.take(rhs, j, axis=group), dot_dn, out_dtype)
+        result = np.where(rows, np.where(covered, result + product, product), result)
+        covered = covered | rows
     return result
 
 
 @implementation_defined("RaggedDot")
 def ragged_dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
-    """``group_sizes_out_of_range``: the whole result where a group size is negative or the sizes sum
-    beyond the ragged dimension (the ragged batch mode ignores the sizes)."""
+    """``group_sizes_out_of_range``: the result of every batch whose group sizes (a row of group_sizes;
+    all of them for sizes of shape [g]) hold a negative size or sum beyond the ragged dimension (the
+    ragged batch mode ignores the sizes); the other outcome there: the groups of the signed cumulative
+    sums, a row in several groups summing their products (jax's decomposition)."""
     rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
-    if ragged_mode(rdn.lhs_ragged_dimensions[0], rdn.dot_dimension_numbers) == BATCH:
+    dn = rdn.dot_dimension_numbers
+    ragged = rdn.lhs_ragged_dimensions[0]
+    mode = ragged_mode(ragged, dn)
+    if mode == BATCH:
         return {}
     sizes = group_sizes.astype(np.int64)
-    bad = bool((sizes < 0).any() or (sizes.sum(axis=-1) > lhs.shape[rdn.lhs_ragged_dimensions[0]]).any())
-    return {"group_sizes_out_of_range": Allowed(np.full(ctx.shape.dimensions(), bad), {"unnarrowed": any_value})}
-
+    bad = ((sizes < 0).any(axis=-1) | (sizes.sum(axis=-1) > lhs.shape[ragged]))[..., None]  # [prefix..., 1]
+    shape = ctx.shape.dimensions()
+    nb = len(dn.lhs_batch_dimensions)
+    # the batch dimensions lead the result (after the group dimension in the contracting mode); the size-1
+    # dimension of ``bad`` goes to one that is no batch dimension: the group one, or the last
+    batch_dims, other = ((tuple(range(1, 1 + nb)), 0) if mode == CONTRACTING else (tuple(range(nb)), len(shape) - 1))
+    mask = np.broadcast_to(place(bad, len(shape), batch_dims, other), shape)
+    with np.errstate(all="ignore"):
+        signed = ragged_dot(ctx, lhs, rhs, group_sizes, signed=True)
+    return {"group_sizes_out_of_range": Allowed(mask, {"signed_cumulative_sums": signed})}

@@ -19,7 +19,7 @@ import scipy.special as sc
 from scipy import integrate
 
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_value, nan_in_a_part, subnormal_outcomes
+from backend.reference.allowed import Allowed, nan_in_a_part, negative_zero, subnormal_outcomes
 from backend.reference.elementwise import in_wide_precision
 
 Array = np.ndarray
@@ -205,11 +205,16 @@ def _random_gamma_grad_outcomes(result: Array, a: Array, x: Array) -> Outcomes:
 def _zeta_outcomes(result: Array, x: Array, q: Array) -> Outcomes:
     x, q = _wide(x), _wide(q)
     limit = np.where(q == 1, 1.0, np.where(q < 1, np.inf, 0.0)).astype(result.dtype)
-    return {"outside_series_domain": Allowed(x < 1, {"unnarrowed": any_value}),
+    return {"outside_series_domain": Allowed(x < 1, {"nan": _filled(result, np.nan)}),
             "infinite_argument": Allowed(((x == np.inf) & (q > 0)) | ((q == np.inf) & (x > 1)), {"limit": limit})}
 
 
+def _bessel_i1e_outcomes(result: Array, x: Array) -> Outcomes:
+    return {"constant_folded_zero_sign": Allowed(negative_zero(x), {"positive_zero": _filled(result, 0)})}
+
+
 _OUTCOMES: dict[str, Callable[..., Outcomes]] = {
+    "BesselI1e": _bessel_i1e_outcomes,
     "Lgamma": _lgamma_outcomes,
     "Digamma": _digamma_outcomes,
     "Igamma": _igamma_outcomes,

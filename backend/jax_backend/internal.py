@@ -1,0 +1,83 @@
+"""jax lowerings of the internal HLO instructions (the reference's, in jax.lax: see
+backend/reference/internal.py). Bitcast gathers by the same static positions as the reference."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from backend.collective_view import collective_result
+from backend.jax_backend import LOWERINGS, lowering
+from backend.shape import bitcast_source_positions
+
+
+def _context() -> Any:
+    return jnp.zeros((), jnp.uint32)
+
+
+@lowering("Copy", "Domain", "AsyncUpdate")
+def identity(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@lowering("AddDependency")
+def add_dependency(ctx: Any, operand: Any, token: Any) -> Any:
+    return operand
+
+
+@lowering("Bitcast")
+def bitcast(ctx: Any, operand: Any) -> Any:
+    positions = bitcast_source_positions(ctx.operand_shapes[0], ctx.shape)
+    padding = jnp.full((1,), ctx.operand_shapes[0].layout().padding_value, operand.dtype)
+    return jnp.concatenate([operand.reshape(-1), padding])[jnp.asarray(positions)]
+
+
+@lowering("CopyStart")
+def copy_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return jnp.copy(operand), operand, _context()
+
+
+@lowering("CopyDone")
+def copy_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[0]
+
+
+@lowering("AsyncDone")
+def async_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]
+
+
+@lowering("Fusion")
+def fusion(ctx: Any, operands: list[Any]) -> Any:
+    return ctx.tail_call(ctx.attr("fused_computation"), operands)
+
+
+@lowering("AsyncStart")
+def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
+    return tuple(operands), ctx.call(ctx.attr("computation"), operands), _context()
+
+
+@lowering("AllReduceStart")
+def all_reduce_start(ctx: Any, operand: Any) -> Any:
+    return collective_result(LOWERINGS, ctx, operand)
+
+
+@lowering("AllGatherStart")
+def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(LOWERINGS, ctx, operand)
+
+
+@lowering("CollectivePermuteStart")
+def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(LOWERINGS, ctx, operand), _context(), _context()
+
+
+@lowering("AllReduceDone")
+def all_reduce_done(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@lowering("AllGatherDone", "CollectivePermuteDone")
+def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]

@@ -1,0 +1,164 @@
+"""Reference evaluators of the internal HLO instructions.
+
+Copy, Domain and AddDependency pass their operand's value on; Bitcast reads the operand's linear memory
+under the result's layout; Fusion and AsyncStart call their computation; the Start/Done pairs carry
+their result in the Start's tuple. A Start's ``u32[]`` context is opaque to the program: 0 here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backend.collective_view import collective_result
+from backend.reference import EVALUATORS, evaluator, implementation_defined
+from backend.reference.allowed import Allowed, Within
+from backend.reference.control_flow import callee_outcomes
+from backend.shape import bitcast_source_positions
+
+#: the context a Start gives (XLA's runtime keeps its own handle there; the program never reads it)
+CONTEXT = np.uint32(0)
+
+
+@evaluator("Copy", "Domain", "AsyncUpdate")
+def identity(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@evaluator("AddDependency")
+def add_dependency(ctx: Any, operand: Any, token: Any) -> Any:
+    return operand
+
+
+@evaluator("Bitcast")
+def bitcast(ctx: Any, operand: Any) -> np.ndarray:
+    positions = bitcast_source_positions(ctx.operand_shapes[0], ctx.shape)
+    padding = np.asarray([ctx.operand_shapes[0].layout().padding_value], dtype=operand.dtype)
+    return np.concatenate([np.asarray(operand).reshape(-1), padding])[positions]
+
+
+@evaluator("CopyStart")
+def copy_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return np.array(operand, copy=True), operand, CONTEXT
+
+
+@evaluator("CopyDone")
+def copy_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[0]
+
+
+@evaluator("AsyncDone")
+def async_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]
+
+
+@evaluator("Fusion")
+def fusion(ctx: Any, operands: list[Any]) -> Any:
+    return ctx.tail_call(ctx.attr("fused_computation"), operands)
+
+
+@evaluator("AsyncStart")
+def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
+    return tuple(operands), ctx.call(ctx.attr("computation"), operands), CONTEXT
+
+
+def _any_u32(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.ones(np.shape(actual), bool)
+
+
+def _leaf_shapes(shape: Any) -> list[Any]:
+    return [leaf for s in shape.tuple_shapes() for leaf in _leaf_shapes(s)] if shape.is_tuple() else [shape]
+
+
+def _context_outcomes(ctx: Any, count: int = 1) -> dict[str, Allowed]:
+    """``context``: the result's last ``count`` arrays (a Start's u32[] contexts) are the runtime's handles: any
+    u32 value. One mask per array of the result, nested tuples flattened depth-first."""
+    leaves = _leaf_shapes(ctx.shape)
+    masks = tuple(np.zeros(leaf.dimensions(), bool) for leaf in leaves[:-count]) + (np.ones((), bool),) * count
+    return {"context": Allowed(masks, {"any_u32": _any_u32})}
+
+
+@implementation_defined("CopyStart")
+def copy_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+    return _context_outcomes(ctx)
+
+
+@implementation_defined("AsyncStart")
+def async_start_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    """``context`` as CopyStart's; ``callee`` as Call's, in the wrapped computation's result (an array result:
+    the leaf after the operands' leaves)."""
+    table = _context_outcomes(ctx)
+    state = ctx.shape.tuple_shapes()
+    if state[1].is_array():
+        result_ctx = _ResultView(ctx, state[1])
+        callee = callee_outcomes(result_ctx, ctx.attr("computation"), operands).get("callee")
+        if callee is not None:
+            table["callee"] = _at_leaf(callee, len(_leaf_shapes(state[0])), _leaf_shapes(ctx.shape))
+    return table
+
+
+class _ResultView:
+    """``ctx`` seen as the op computing only the wrapped computation's result (of ``shape``)."""
+
+    def __init__(self, ctx: Any, shape: Any) -> None:
+        self._ctx, self.shape = ctx, shape
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+
+def _never(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.zeros(np.shape(actual), bool)
+
+
+def _at_leaf(allowed: Allowed, leaf: int, leaves: list[Any]) -> Allowed:
+    """An Allowed over one array lifted to the array at position ``leaf`` of a tuple result of ``leaves``."""
+    def mask(m: Any) -> tuple[np.ndarray, ...]:
+        return tuple(np.broadcast_to(np.asarray(m, bool), s.dimensions()) if i == leaf
+                     else np.zeros(s.dimensions(), bool) for i, s in enumerate(leaves))
+
+    def outcome(o: Any) -> Any:
+        if isinstance(o, list):
+            return [outcome(x) for x in o]
+        if isinstance(o, Within):
+            return Within(mask(o.mask), outcome(o.outcome))
+        return tuple(o if i == leaf else _never for i in range(len(leaves)))
+    return Allowed(mask(allowed.mask), {name: outcome(o) for name, o in allowed.outcomes.items()})
+
+
+@implementation_defined("Fusion")
+def fusion_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+    """``callee``: as Call's (the fused computation's root op's outcomes)."""
+    return callee_outcomes(ctx, ctx.attr("fused_computation"), operands)
+
+
+# -- the collective Start/Done pairs: the collective's own evaluator, in the Start's tuple ----------------
+@evaluator("AllReduceStart")
+def all_reduce_start(ctx: Any, operand: Any) -> Any:
+    return collective_result(EVALUATORS, ctx, operand)
+
+
+@evaluator("AllGatherStart")
+def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(EVALUATORS, ctx, operand)
+
+
+@evaluator("CollectivePermuteStart")
+def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+    return operand, collective_result(EVALUATORS, ctx, operand), CONTEXT, CONTEXT
+
+
+@implementation_defined("CollectivePermuteStart")
+def collective_permute_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+    return _context_outcomes(ctx, count=2)
+
+
+@evaluator("AllReduceDone")
+def all_reduce_done(ctx: Any, operand: Any) -> Any:
+    return operand
+
+
+@evaluator("AllGatherDone", "CollectivePermuteDone")
+def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+    return operand[1]
