@@ -60,7 +60,7 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
     check_computation(computation)
     for comp in (*computation.subcomputations(), computation):
         for inst in comp.instructions:
-            if _family(inst.opcode) == MULTI_DEVICE_FAMILY:
+            if _multi_device(inst.opcode):
                 return (f"{inst.opcode} exchanges data between replicas or partitions; an export is a single "
                         "device's program")
             if inst.opcode in HOST_IO_OPCODES:
@@ -71,11 +71,15 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
         return e.reason
 
 
-def _family(opcode: str) -> str | None:
+def _multi_device(opcode: str) -> bool:
+    """Whether the op exchanges data between replicas or partitions, from its spec: the collective family,
+    or an op of another family whose examples run on several devices (XLA's internal AllGatherStart...)."""
     try:
-        return specs.get(opcode).family
+        spec = specs.get(opcode)
     except SpecError:  # an opcode without a spec (the builder's own Parameter, Tuple...)
-        return None
+        return False
+    return spec.family == MULTI_DEVICE_FAMILY or any(
+        e.devices is not None and e.devices[0] * e.devices[1] > 1 for e in spec.examples)
 
 
 def argument_specs(computation: XlaComputation) -> list[Any]:

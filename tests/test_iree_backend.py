@@ -134,3 +134,13 @@ def test_execute_batch_item_that_does_not_compile_fails_alone(tmp_path):
     with pytest.raises(ExecutionError, match="linalg.generic"):
         fresh.execute(items[1][0], items[1][1])
     assert fresh.compilations == 3
+
+
+def test_several_devices_are_refused(iree):
+    from backend import UnsupportedError
+    comp = negate(PrimitiveType.F32, (1,))
+    with pytest.raises(UnsupportedError, match="single-device"):
+        iree.execute(comp, [[np.ones(1, np.float32)]] * 2, replicas=1, partitions=2)
+    c = XlaBuilder("ag")
+    ops.AllGatherStart(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2,)), "x"), 0, 2)
+    assert "exchanges data between replicas" in iree.supports(c.build())

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.backends import check_arguments, check_computation, check_replicas
+from backend.backends import check_arguments, check_computation, check_partitions, check_replicas
 from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason
 
 #: The compiler flags; part of the disk cache key (with the host CPU's identity). 64-bit floats stay 64-bit
@@ -166,19 +166,22 @@ class IreeBackend:
 
     # ---- run
 
-    def _checked(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int) -> list[Any]:
+    def _checked(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
+                 partitions: int = 1) -> list[Any]:
         """The arguments as NumPy values, after refusing what this backend cannot run."""
-        args = check_arguments(computation, arguments)
-        if check_replicas(computation, replicas) != 1:
+        check_computation(computation)
+        if check_replicas(computation, replicas) * check_partitions(computation, partitions) != 1:
             raise UnsupportedError(self.name, computation.root_instruction.opcode,
-                                   "the IREE backend runs single-device programs (replicas=1)")
+                                   "the IREE backend runs single-device programs (replicas = partitions = 1)")
+        args = check_arguments(computation, arguments)
         reason = self.supports(computation)
         if reason is not None:
             raise UnsupportedError(self.name, computation.root_instruction.opcode, reason)
         return args
 
-    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1) -> list[Any]:
-        args = self._checked(computation, arguments, replicas)
+    def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
+                partitions: int = 1) -> list[Any]:
+        args = self._checked(computation, arguments, replicas, partitions)
         try:
             function = self._function(computation)
         except (OpError, UnsupportedError, ExecutionError):
@@ -210,7 +213,7 @@ class IreeBackend:
         group: list[tuple[int, XlaComputation, list[Any]]] = []
         for k, (computation, arguments) in enumerate(items):
             try:
-                args = self._checked(computation, arguments, 1)
+                args = self._checked(computation, arguments)
                 entry = self._entry(computation)
             except Exception as e:  # refused, wrong arguments, an export failure: as execute() raises it
                 results[k] = e
