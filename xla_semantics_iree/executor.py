@@ -136,7 +136,9 @@ class IreeBackend:
             vmfb = bytes(compiler.compile_str(text, target_backends=[TARGET_BACKEND], input_type="stablehlo",
                                               extra_args=list(COMPILE_FLAGS)))
         except compiler.CompilerToolError as e:
-            raise IreeCompileError(_first_error(str(e)), [int(n) for n in _SOURCE_LINE.findall(str(e))]) from None
+            errors = [line for line in str(e).splitlines() if "error:" in line]  # not the warnings' lines
+            raise IreeCompileError(_first_error(str(e)), [int(n) for line in errors
+                                                          for n in _SOURCE_LINE.findall(line)]) from None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as f:
