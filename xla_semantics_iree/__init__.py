@@ -5,8 +5,10 @@ backend would), compiles it with IREE for the CPU (``llvm-cpu`` target, ``local-
 runs it with IREE's runtime. Install with ``pip install 'xla-semantics[iree]'``; then
 ``python -m conformance run --backend iree`` (the ``xla_semantics.backends`` entry point).
 
-Compiled modules are cached in memory per computation, and on disk keyed by the SHA-256 of the
-StableHLO, the compiler version and its flags (``$XLA_SEMANTICS_IREE_CACHE``, default
+``execute_batch`` (used by the conformance runner) links a batch of computations into one module of
+named functions (:func:`backend.export.link_stablehlo_modules`) and compiles it with one ``iree-compile``
+run. Compiled modules are cached in memory per computation, and on disk keyed by the SHA-256 of the
+StableHLO module, the compiler version and its flags (``$XLA_SEMANTICS_IREE_CACHE``, default
 ``~/.cache/xla-semantics/iree``; ``cache_dir=None`` turns the disk cache off).
 """
 
