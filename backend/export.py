@@ -14,6 +14,9 @@ loading process (jax otherwise holds its arguments as 32-bit). A tuple-shaped re
 tuple. Exports are single-device: ops that talk to other replicas or partitions, and Infeed/Outfeed
 (host callbacks, which cannot be serialized), raise :class:`~backend.errors.UnsupportedError`.
 
+``stablehlo_module(computations, names)`` gives one StableHLO module holding several computations as
+public functions of those names (``link_stablehlo_modules`` does the same from their StableHLO text).
+
 The command line form writes the artifact to a file (``python -m backend.export --help``).
 """
 
