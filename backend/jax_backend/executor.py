@@ -194,7 +194,7 @@ class JaxBackend:
                 partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
         """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
         the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
-        if replicas != 1 or partitions != 1:
+        if type(replicas) is not int or type(partitions) is not int or replicas != 1 or partitions != 1:  # True == 1
             check_computation(computation)
             count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
             if count > 1:

@@ -18,6 +18,7 @@ from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed
+from backend.reference.reduction import reassociation_allowed
 from backend.rules.indexing import returns_second_parameter, scatter_window_operand_dims
 
 DN = "dimension_numbers"
@@ -167,4 +168,26 @@ def scatter_outcomes(ctx: Any, operands: list[np.ndarray], scatter_indices: np.n
     else:
         reverse = _apply_updates(ctx, operands, updates, reversed(pairs))
         outcome = reverse if isinstance(reverse, tuple) else (reverse,)
-    return {"duplicate_indices": Allowed(mask, {"other_order": outcome})}
+    outcomes = {"other_order": outcome}
+    any_order = _any_order(comp, operands, updates, pairs)
+    if any_order is not None:
+        outcomes["any_order"] = any_order
+    return {"duplicate_indices": Allowed(mask, outcomes)}
+
+
+def _any_order(comp: Any, operands: list[np.ndarray], updates: list[np.ndarray],
+               pairs: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> tuple[Any] | None:
+    """For one real float operand and an Add or Mul combiner: the updates reaching each element applied in
+    any order and association (GPU atomics), within the reassociation bound Reduce uses; else None."""
+    reducer = binary_reducer_name(comp)
+    if len(operands) != 1 or reducer not in ("add", "mul") or not etypes.is_float(etypes.dtype_to_etype(operands[0].dtype)):
+        return None
+    exact = operands[0].astype(np.float64)
+    magnitude = np.abs(exact)
+    combined = np.ones(exact.shape)
+    update = updates[0].astype(np.float64)
+    for u, target in pairs:
+        exact[target] = exact[target] + update[u] if reducer == "add" else exact[target] * update[u]
+        magnitude[target] += abs(update[u])
+        combined[target] += 1
+    return (reassociation_allowed(reducer, operands[0].dtype, combined, exact, magnitude).outcomes["any_order"],)

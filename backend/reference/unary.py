@@ -222,7 +222,8 @@ _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
     "Log": {"no_nan_encoding": _no_nan_encoding(np.log)},
     "Log1p": {"no_nan_encoding": _no_nan_encoding(np.log1p)},
     "Logistic": {"no_infinity_overflow": _no_infinity_overflow, "complex_underflow_zero_sign": _underflow_zero_sign},
-    "Sqrt": {"branch_cut_sign": _negative_real_axis},
+    "Sqrt": {"branch_cut_sign": _negative_real_axis, "no_nan_encoding": _no_nan_encoding(np.sqrt)},
+    "Rsqrt": {"no_nan_encoding": _no_nan_encoding(lambda x: 1 / np.sqrt(x))},
 }
 
 

@@ -62,13 +62,19 @@ def _leaves(shape: Shape) -> list[Shape]:
     return list(shape.tuple_shapes()) if shape.is_tuple() else [shape]
 
 
-@shape_rule("AllReduce")
-def all_reduce(ctx: OpContext) -> Shape:
+def _array_or_tuple_operand(ctx: OpContext) -> tuple[Shape, list[Shape]]:
+    """C1: the operand is an array or a non-empty tuple of arrays; its shape and its leaves."""
     operand = ctx.shape("operand")
     leaves = _leaves(operand)
     if not leaves or not all(s.is_array() for s in leaves):
         raise ctx.fail("C1", f"operand must be an array or a non-empty tuple of arrays, got {operand}", "operand",
                        operand=str(operand))
+    return operand, leaves
+
+
+@shape_rule("AllReduce")
+def all_reduce(ctx: OpContext) -> Shape:
+    operand, leaves = _array_or_tuple_operand(ctx)
     t = leaves[0].element_type()
     check_computation(ctx, "computation", [t, t], [t], "C2")
     mode_of(ctx, "C4")
@@ -78,12 +84,7 @@ def all_reduce(ctx: OpContext) -> Shape:
 
 @shape_rule("CrossReplicaSum")
 def cross_replica_sum(ctx: OpContext) -> Shape:
-    operand = ctx.shape("operand")
-    leaves = _leaves(operand)
-    if not leaves or not all(s.is_array() for s in leaves):
-        raise ctx.fail("C1", f"operand must be an array or a non-empty tuple of arrays, got {operand}", "operand",
-                       operand=str(operand))
-    return operand
+    return _array_or_tuple_operand(ctx)[0]
 
 
 @shape_rule("ReplicaId")
