@@ -20,6 +20,7 @@ from backend.api_types import (
     FftType,
     GatherDimensionNumbers,
     OpMetadata,
+    OpSharding,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
@@ -52,7 +53,7 @@ from backend.xla_client_helpers import (
 __all__ = [
     "Backend", "ComparisonDirection", "ComparisonType", "ConvolutionDimensionNumbers", "CurrentSourceInfoMetadata",
     "CustomCallApiVersion", "CustomCallSchedule", "DotDimensionNumbers", "ExecutionError", "FftType", "GatherDimensionNumbers",
-    "Layout", "OpError", "OpMetadata", "PaddingConfig", "PaddingConfigDimension", "PaddingType", "Precision",
+    "Layout", "OpError", "OpMetadata", "OpSharding", "PaddingConfig", "PaddingConfigDimension", "PaddingType", "Precision",
     "PrecisionConfig", "PrecisionConfig_Precision", "PrimitiveType", "ProgramShape", "RandomAlgorithm",
     "ReplicaGroup", "ResultAccuracy", "ResultAccuracyMode", "ResultAccuracy_Mode", "ScatterDimensionNumbers",
     "Shape", "SpecError", "TriangularSolveOptions_Transpose", "UnsupportedError", "XlaBuilder", "XlaComputation",

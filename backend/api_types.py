@@ -333,6 +333,48 @@ class OpMetadata(Message):
         return "{" + " ".join(parts) + "}"
 
 
+class OpSharding_Type(enum.IntEnum):  # noqa: N801 (xla_client's name)
+    REPLICATED = 0
+    MAXIMAL = 1
+    TUPLE = 2
+    OTHER = 3
+    MANUAL = 4
+
+
+@dataclasses.dataclass(eq=False)
+class OpSharding(Message):
+    """How an op's result is laid out over devices (``XlaBuilder.set_sharding``), as xla_client's OpSharding:
+    REPLICATED, MAXIMAL (on ``tile_assignment_devices[0]``), OTHER (tiles: ``tile_assignment_dimensions``
+    over ``tile_assignment_devices``), TUPLE (``tuple_shardings``), MANUAL. Shown in the text form as HLO's
+    ``sharding={...}``."""
+
+    Type = OpSharding_Type
+
+    type: int = OpSharding_Type.REPLICATED
+    tile_assignment_dimensions: list[int] = _repeated()
+    tile_assignment_devices: list[int] = _repeated()
+    tuple_shardings: list[OpSharding] = _repeated()
+    replicate_on_last_tile_dim: bool = False
+
+    def __str__(self) -> str:
+        return "{" + self._body() + "}"
+
+    def _body(self) -> str:
+        kind = OpSharding_Type(self.type)
+        if kind == OpSharding_Type.REPLICATED:
+            return "replicated"
+        if kind == OpSharding_Type.MANUAL:
+            return "manual"
+        if kind == OpSharding_Type.MAXIMAL:
+            return f"maximal device={self.tile_assignment_devices[0]}"
+        if kind == OpSharding_Type.TUPLE:
+            return ", ".join(s._body() for s in self.tuple_shardings)
+        dims = ",".join(str(d) for d in self.tile_assignment_dimensions)
+        devices = ",".join(str(d) for d in self.tile_assignment_devices)
+        last = " last_tile_dim_replicate" if self.replicate_on_last_tile_dim else ""
+        return f"devices=[{dims}]{devices}{last}"
+
+
 @dataclasses.dataclass(eq=False)
 class PaddingConfigDimension(Message):
     """The padding of one dimension: edges (may be negative, removing elements) and interior (>= 0)."""

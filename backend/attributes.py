@@ -26,6 +26,8 @@ from backend.api_types import (
     FftType,
     GatherDimensionNumbers,
     OpMetadata,
+    OpSharding,
+    OpSharding_Type,
     PaddingConfig,
     PaddingConfigDimension,
     Precision,
@@ -447,6 +449,35 @@ def op_metadata(v: Any) -> OpMetadata:
     except TypeError as e:
         raise TypeError(f"OpMetadata.source_line: {e}") from None
     return OpMetadata(**values).frozen()
+
+
+def op_sharding(v: Any) -> OpSharding:
+    """An OpSharding (any object with xla_client's OpSharding fields), checked: a known type; MAXIMAL names one
+    device; OTHER's tile dimensions (> 0) multiply to the number of devices, which are distinct and >= 0;
+    TUPLE's elements are shardings themselves."""
+    if not hasattr(v, "type"):
+        raise TypeError(f"expected an OpSharding (type, tile_assignment_dimensions, tile_assignment_devices, ...), "
+                        f"got {_short_repr(v)}")
+    try:
+        kind = OpSharding_Type(_int(v.type))
+    except ValueError:
+        raise ValueError(f"OpSharding.type must be one of {[t.name for t in OpSharding_Type]}, "
+                         f"got {_short_repr(v.type)}") from None
+    dims = _int_list(list(getattr(v, "tile_assignment_dimensions", []) or []))
+    devices = _int_list(list(getattr(v, "tile_assignment_devices", []) or []))
+    tuples = [op_sharding(t) for t in (getattr(v, "tuple_shardings", []) or [])]
+    last = bool(getattr(v, "replicate_on_last_tile_dim", False))
+    if any(d < 0 for d in devices) or len(set(devices)) != len(devices):
+        raise ValueError(f"OpSharding.tile_assignment_devices must be distinct device ids >= 0, got {devices}")
+    if kind == OpSharding_Type.MAXIMAL and len(devices) != 1:
+        raise ValueError(f"a MAXIMAL OpSharding names exactly one device, got tile_assignment_devices={devices}")
+    if kind == OpSharding_Type.OTHER:
+        if not dims or any(d <= 0 for d in dims) or math.prod(dims) != len(devices):
+            raise ValueError(f"an OTHER OpSharding's tile_assignment_dimensions {dims} (each > 0) must multiply to "
+                             f"the number of tile_assignment_devices, {len(devices)}")
+    if kind == OpSharding_Type.TUPLE and not tuples:
+        raise ValueError("a TUPLE OpSharding needs tuple_shardings")
+    return OpSharding(kind, dims, devices, tuples, last).frozen()
 
 
 NORMALIZERS: dict[str, Callable[[Any], Any]] = {

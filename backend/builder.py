@@ -11,7 +11,7 @@ import itertools
 from typing import Any
 
 from backend import attributes
-from backend.api_types import OpMetadata
+from backend.api_types import OpMetadata, OpSharding
 from backend.errors import OpError
 from backend.shape import Shape
 
@@ -34,6 +34,7 @@ class Instruction:
     shape: Shape
     name: str
     metadata: OpMetadata | None = None  # set_op_metadata's value when the instruction was added
+    sharding: OpSharding | None = None  # set_sharding's value when the instruction was added
 
     def grouped(self, values: list[Any]) -> list[Any]:
         """Operand values grouped as the spec's arguments (variadic ones as lists)."""
@@ -163,6 +164,8 @@ class XlaComputation:
                             if v is not None and not (k == "name" and inst.opcode == "Parameter"))
             if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
                 args, attrs = str(inst.attrs["number"]), ""
+            if inst.sharding is not None:
+                attrs += f", sharding={inst.sharding}"
             if inst.metadata is not None:
                 attrs += f", metadata={inst.metadata}"
             root = "ROOT " if inst.id == self.root else ""
@@ -215,6 +218,7 @@ class XlaBuilder:
         self._order: list[int] = []
         self._built = False
         self._metadata: OpMetadata | None = None
+        self._sharding: OpSharding | None = None
 
     def add_instruction(self, opcode: str, operands: list[XlaOp], operand_args: tuple[tuple[str, int | None], ...],
                         attrs: dict[str, Any], shape: Shape) -> XlaOp:
@@ -222,7 +226,7 @@ class XlaBuilder:
         label = str(attrs.get("name") or "") if opcode == "Parameter" else ""
         name = f"{label or _hlo_opcode(opcode)}.{len(self._order)}"
         inst = Instruction(id, opcode, tuple(o.id for o in operands), operand_args, dict(attrs), shape, name,
-                           self._metadata)
+                           self._metadata, self._sharding)
         self._instructions[id] = inst
         self._order.append(id)
         return XlaOp(self, id)
@@ -285,5 +289,19 @@ class XlaBuilder:
     def clear_op_metadata(self) -> None:
         """Ops added from now on carry no metadata."""
         self._metadata = None
+
+    def set_sharding(self, sharding: OpSharding) -> None:
+        """Attach ``sharding`` (an OpSharding) to every op added from now on until :meth:`clear_sharding`; the
+        text form shows it as HLO's ``sharding={...}``. It is an annotation for XLA's SPMD partitioner: the
+        backends here run each op whole (a sharding changes no value), and run several devices through
+        ``execute(..., replicas=, partitions=)`` instead."""
+        try:
+            self._sharding = attributes.op_sharding(sharding)
+        except (TypeError, ValueError) as e:
+            raise OpError("XlaBuilder.set_sharding", "arg-type", str(e), "sharding") from None
+
+    def clear_sharding(self) -> None:
+        """Ops added from now on carry no sharding."""
+        self._sharding = None
 
     Build = build

@@ -226,6 +226,4 @@ METHODS: dict[str, tuple[str, ...]] = {
 }
 
 #: Methods not here yet, by the open work that adds them.
-OPEN_METHODS: dict[str, tuple[str, ...]] = {
-    "issue 14: collectives, replicas and partitions": ("XlaBuilder.set_sharding", "XlaBuilder.clear_sharding"),
-}
+OPEN_METHODS: dict[str, tuple[str, ...]] = {}
