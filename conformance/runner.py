@@ -68,6 +68,18 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
     return _judge(case, spec, comp, args, expected, outcome, outfeed, profile)
 
 
+def _built(case: Case, spec: Any) -> Result | tuple[Any, list[Any]]:
+    """The case's computation and arguments, or the failure when it does not build or the reference crashed
+    generating it."""
+    try:
+        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
+    except Exception as e:
+        return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
+    if case.generation_error:
+        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
+    return comp, args
+
+
 def _build(case: Case) -> Result | tuple[Any, Any, list[Any], list[Any]]:
     """The case's spec, computation, arguments and expected outputs, or its result when it ends here
     (an error case, a computation that does not build, a reference crash while generating it)."""
@@ -82,12 +94,10 @@ def _build(case: Case) -> Result | tuple[Any, Any, list[Any], list[Any]]:
         except Exception as e:  # any other exception escaping the builder is a failure
             return Result(case, FAILED, f"expected OpError({case.violates}), got {type(e).__name__}: {e}")
         return Result(case, FAILED, f"expected OpError({case.violates}), but the op built without error")
-    try:
-        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
-    except Exception as e:
-        return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
-    if case.generation_error:
-        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
+    built = _built(case, spec)
+    if isinstance(built, Result):
+        return built
+    comp, args = built
     if len(comp.parameters) > len(args):
         args = [case.expected]  # the op is itself a parameter: bind it to the expected value
     expected = tuple_leaves(case.expected)
@@ -165,25 +175,15 @@ def _run_on_devices(case: Case, spec: Any, backend: Any, profile: str) -> Result
     count = replicas * partitions
     if case.kind == ERROR:
         return _run_device_error(case, spec, backend, replicas, partitions)
-    try:
-        comp, args = build_case(spec, case.inputs, case.attrs, case.operand_form)
-    except Exception as e:
-        return Result(case, FAILED, f"building failed: {type(e).__name__}: {e}")
-    if case.generation_error:
-        return Result(case, FAILED, f"the reference crashed generating this case: {case.generation_error}")
+    built = _built(case, spec)
+    if isinstance(built, Result):
+        return built
+    comp, args = built
     device_args = device_arguments(args, count)
     expected = [list(e) if isinstance(e, tuple) else [e] for e in case.expected]
-    try:
-        reason = backend.supports(comp)
-        if reason:
-            return Result(case, UNSUPPORTED, reason)
-        outputs = backend.execute(comp, device_args, replicas=replicas, partitions=partitions)
-    except UnsupportedError as e:
-        return Result(case, UNSUPPORTED, str(e))
-    except SystemExit as e:
-        return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
-    except Exception as e:
-        return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
+    outputs = _call_backend(case, backend, comp, device_args, replicas=replicas, partitions=partitions)
+    if isinstance(outputs, Result):
+        return outputs
     if not isinstance(outputs, (list, tuple)) or len(outputs) != count:
         return Result(case, FAILED, f"execute() on {count} devices returned {type(outputs).__name__} "
                       f"{len(outputs) if isinstance(outputs, (list, tuple)) else ''}, not {count} per-device results")
@@ -239,21 +239,28 @@ def _execute(case: Case, backend: Any, comp: Any, args: list[Any], n_expected: i
     Only an explicit refusal (``supports()`` giving a reason, ``UnsupportedError``) is unsupported;
     any other exception, a ``sys.exit``, or outputs that are not a list of ``n_expected`` arrays fail.
     """
+    if case.infeed or case.outfeed is not None:
+        outputs = _call_backend(case, backend, comp, args, infeed=list(case.infeed), outfeed=outfeed)
+    else:
+        outputs = _call_backend(case, backend, comp, args)
+    return outputs if isinstance(outputs, Result) else _checked_outputs(case, outputs, n_expected)
+
+
+def _call_backend(case: Case, backend: Any, comp: Any, args: Any, **options: Any) -> Any:
+    """``backend.execute(comp, args, **options)``, or the result recording why there is no output: a refusal
+    (``supports()``, ``UnsupportedError``) is unsupported, a ``sys.exit`` a crash, any other exception a
+    failure."""
     refusal = _refusal(case, backend, comp)
     if refusal is not None:
         return refusal
     try:
-        if case.infeed or case.outfeed is not None:
-            outputs = backend.execute(comp, args, infeed=list(case.infeed), outfeed=outfeed)
-        else:
-            outputs = backend.execute(comp, args)
+        return backend.execute(comp, args, **options)
     except UnsupportedError as e:
         return Result(case, UNSUPPORTED, str(e))
     except SystemExit as e:
         return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
     except Exception as e:
         return Result(case, FAILED, f"execute() raised {_exception_head(e)}")
-    return _checked_outputs(case, outputs, n_expected)
 
 
 def _refusal(case: Case, backend: Any, comp: Any) -> Result | None:

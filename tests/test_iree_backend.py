@@ -14,17 +14,10 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 from backend import ExecutionError, OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops  # noqa: E402
+from tests.test_export import bias_relu  # noqa: E402
 from xla_semantics_iree import IreeBackend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def bias_relu():
-    c = XlaBuilder("bias_relu")
-    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2, 3)), "x")
-    v = ops.Parameter(c, 1, Shape.array_shape(PrimitiveType.F32, (3,)), "v")
-    ops.Max(ops.Add(x, v, broadcast_dimensions=(1,)), ops.Constant(c, np.float32(0)))
-    return c.build()
 
 
 @pytest.fixture(scope="module")

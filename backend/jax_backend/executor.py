@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import jax
@@ -174,18 +174,11 @@ class JaxBackend:
         stacked = [jax.tree_util.tree_map(lambda *xs: np.stack(xs).reshape(replicas, partitions, *np.shape(xs[0])),
                                           *(args[i] for args in device_args))
                    for i in range(len(prepared.check.shapes))]
-        with active_io(io), jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
-            try:
-                out = prepared.fn(*stacked)
-                out = jax.tree_util.tree_map(np.asarray, out)
-                if prepared.host_io:
-                    jax.effects_barrier()
-            except (OpError, UnsupportedError, ExecutionError):
-                raise
-            except Exception as e:
-                if io.error is not None:
-                    raise io.error from None
-                raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+        with self._running(computation, prepared, io):
+            out = prepared.fn(*stacked)
+            out = jax.tree_util.tree_map(np.asarray, out)
+            if prepared.host_io:
+                jax.effects_barrier()
         flat = jax.tree_util.tree_map(lambda x: x.reshape(count, *x.shape[2:]), out)
         per_device = [jax.tree_util.tree_map(lambda x, d=d: x[d], flat) for d in range(count)]
         return [list(mine) if prepared.tuple_result else [mine] for mine in per_device]
@@ -280,13 +273,20 @@ class JaxBackend:
                          io: HostIO) -> list[Any]:
         """A run with host callbacks: they read and fill ``io`` until every effect is done; an error
         raised inside a callback (an exhausted infeed) is raised as itself."""
+        with self._running(computation, prepared, io):
+            out = prepared.fn(*args)
+            results = [jax.tree_util.tree_map(np.asarray, v) for v in out] if prepared.tuple_result \
+                else [np.asarray(out)]
+            jax.effects_barrier()
+            return results
+
+    @contextlib.contextmanager
+    def _running(self, computation: XlaComputation, prepared: _Prepared, io: HostIO) -> Iterator[None]:
+        """A run of ``prepared`` with ``io`` active and its 64-bit mode: an error raised inside a host callback
+        (an exhausted infeed) is raised as itself, any other failure as an ExecutionError naming the op."""
         with active_io(io), jax.enable_x64(True) if prepared.x64 else _CALLERS_MODE:
             try:
-                out = prepared.fn(*args)
-                results = [jax.tree_util.tree_map(np.asarray, v) for v in out] if prepared.tuple_result \
-                    else [np.asarray(out)]
-                jax.effects_barrier()
-                return results
+                yield
             except (OpError, UnsupportedError, ExecutionError):
                 raise
             except Exception as e:

@@ -81,12 +81,9 @@ def outfeed(ctx: Any, operand: Any) -> Any:
 
 
 @lowering("OutfeedWithToken")
-def outfeed_with_token(ctx: Any, operand: Any, token: Any) -> Any:
-    return outfeed(ctx, operand)
-
-
 @lowering("SendToHost")
-def send_to_host(ctx: Any, operand: Any, token: Any) -> Any:
+def outfeed_after_token(ctx: Any, operand: Any, token: Any) -> Any:
+    """OutfeedWithToken and SendToHost (a host channel, written through the outfeed): Outfeed ordered by the token."""
     return outfeed(ctx, operand)
 
 

@@ -60,12 +60,9 @@ def outfeed(ctx: Any, operand: Any) -> Any:
 
 
 @evaluator("OutfeedWithToken")
-def outfeed_with_token(ctx: Any, operand: Any, token: Any) -> Any:
-    return outfeed(ctx, operand)
-
-
 @evaluator("SendToHost")
-def send_to_host(ctx: Any, operand: Any, token: Any) -> Any:
+def outfeed_after_token(ctx: Any, operand: Any, token: Any) -> Any:
+    """OutfeedWithToken and SendToHost (a host channel, written through the outfeed): Outfeed ordered by the token."""
     return outfeed(ctx, operand)
 
 
