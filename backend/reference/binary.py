@@ -112,6 +112,31 @@ def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, 
     return {"complex_special_values": Allowed(mask, {"plain_formula": non_finite_parts})}
 
 
+def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """For complex operands: finite results with a zero part; the zero's sign is what the algorithm's
+    rounding gives (a sum of products for Div, exp(y log x) for Pow), so either sign is allowed there."""
+    if not etypes.is_complex(_etype(lhs)):
+        return {}
+    with np.errstate(all="ignore"):
+        result = ev(ctx, lhs, rhs)
+        mask = np.isfinite(lhs) & np.isfinite(rhs) & np.isfinite(result) & ((result.real == 0) | (result.imag == 0))
+    return {"complex_zero_sign": Allowed(mask, {"either_sign": _zero_parts_flipped(result)})}
+
+
+def _zero_parts_flipped(z: np.ndarray) -> list[np.ndarray]:
+    """``z`` with the sign of its zero real parts, of its zero imaginary parts, or of both flipped (judged
+    under the op's tolerance, as the reference's own result is)."""
+    def flip(part: np.ndarray) -> np.ndarray:
+        return np.where(part == 0, -part, part)
+
+    out = []
+    for real, imag in ((flip(z.real), z.imag), (z.real, flip(z.imag)), (flip(z.real), flip(z.imag))):
+        w = np.empty(z.shape, z.dtype)
+        w.real, w.imag = real, imag
+        out.append(w)
+    return out
+
+
 def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
     """Floats/complex widened and rounded once; integers wrap."""
     if _is_inexact(lhs):
@@ -226,6 +251,7 @@ def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
         zero = _division_cases(lhs, rhs)["division_by_zero"]
         return {"division_by_zero": Allowed(zero, {"zero": np.zeros(zero.shape, ctx.shape.numpy_dtype())})}
     return _with_subnormals(ctx, div, lhs, rhs, {**_complex_specials(ctx, div, lhs, rhs, rhs),
+                                                 **_complex_zero_sign(ctx, div, lhs, rhs),
                                                  **_broadcast_divisor_reciprocal(ctx, lhs, rhs)})
 
 
@@ -326,7 +352,8 @@ def pow_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def pow_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Integer exponents of 64 or more: modulo 64 (XLA) or the exact power modulo 2^n."""
     if not _is_int(lhs):
-        return _with_subnormals(ctx, pow_, lhs, rhs, _complex_specials(ctx, pow_, lhs, rhs, lhs))
+        return _with_subnormals(ctx, pow_, lhs, rhs, {**_complex_specials(ctx, pow_, lhs, rhs, lhs),
+                                                      **_complex_zero_sign(ctx, pow_, lhs, rhs)})
     large = _exponent(rhs) >= (1 << POW_EXPONENT_BITS)
     return {"large_exponent": Allowed(large, {"exact_power": _int_pow(ctx, lhs, rhs, 64)})}
 
