@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -58,8 +59,12 @@ def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
         message = conn.recv()
         if message is None:
             return
-        for (index, _), r in zip(message, run_batch([case for _, case in message], backend, profile)):
-            conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
+        try:
+            for (index, _), r in zip(message, run_batch([case for _, case in message], backend, profile)):
+                conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
+        except Exception as e:  # the suite's own code raised (run_batch turns the backend's errors into results)
+            conn.send(("suite_error", "".join(traceback.format_exception(e, limit=-4)).strip()))
+            raise
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -87,6 +92,7 @@ class Worker:
         self.ready = False
         self.task: tuple[dict[int, Case], float] | None = None
         self._pending: list[tuple[int, Case]] | None = None
+        self.suite_error: str | None = None  # the traceback of the suite's own code, when it raised in the worker
 
     def assign(self, batch: list[tuple[int, Case]]) -> None:
         """Run ``batch`` (index, case pairs) next (sent at once if the worker is ready, else when it is)."""
@@ -122,6 +128,9 @@ class Worker:
         kind, payload = self.conn.recv()
         if kind == "error":
             raise WorkerStartError(f"the worker could not load the backend: {payload}")
+        if kind == "suite_error":  # the worker exits next: its case is recorded with the suite's traceback
+            self.suite_error = payload
+            raise EOFError(payload)
         if kind == "ready":
             self.ready = True
             if self._pending is not None:
@@ -219,9 +228,12 @@ class IsolatedRunner:
                 try:
                     finished = w.receive()
                 except (EOFError, OSError):
-                    w.process.join(1)
-                    self._replace(workers, w, record, give_work, alone, CRASHED,
-                                  f"the worker process {describe_exit(w.process.exitcode)} while running this case")
+                    w.process.join(5)
+                    message = f"the worker process {describe_exit(w.process.exitcode)} while running this case"
+                    if w.suite_error is not None:
+                        message += (": the conformance suite's own code raised (a bug of the suite, not of the "
+                                    f"backend):\n{w.suite_error}")
+                    self._replace(workers, w, record, give_work, alone, CRASHED, message)
                     continue
                 if finished is not None:
                     case, (index, status, message, repro, seconds, chosen) = finished

@@ -71,6 +71,23 @@ class _SupportsRaises(ReferenceBackend):
         return super().supports(computation)
 
 
+class _SuiteBug(_Broken):
+    """Answers the target with a wrong value and makes the suite's own judge raise on it: a bug of the suite,
+    which the report must show as such, traceback included, not as a backend that exited."""
+
+    name = "suite-bug"
+
+    def misbehave(self) -> Any:
+        import numpy as np
+
+        from conformance import runner
+
+        def judge(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("the judge's own bug")
+        runner.judge = judge  # in the worker process only
+        return [np.float64(12345.0)]
+
+
 def _dividing_neg(ctx: Any, x: Any) -> Any:
     if x.ndim == 0:
         return 1 // 0  # a plain bug in a lowering
@@ -95,6 +112,7 @@ class _LoweringRaises(ReferenceBackend):
 
 
 ABORTS = _Aborts()
+SUITE_BUG = _SuiteBug()
 HANGS = _Hangs()
 EXITS = _Exits()
 RETURNS_NONE = _ReturnsNone()

@@ -59,6 +59,14 @@ def test_a_hanging_case_is_killed_after_the_timeout(capsys, tmp_path):
     assert all(c["seconds"] < 60 for c in cases.values())
 
 
+def test_a_bug_of_the_suite_in_a_worker_is_reported_with_its_traceback(capsys, tmp_path):
+    code, out, cases = _run_cli(capsys, tmp_path, "SUITE_BUG", "-j", "1")
+    assert code == 1
+    _assert_only_target(cases, CRASHED, "a bug of the suite, not of the backend")
+    target = next(c for cid, c in cases.items() if cid.startswith(TARGET))
+    assert "RuntimeError: the judge's own bug" in target["message"] and "Traceback" in target["message"]
+
+
 @pytest.mark.parametrize("backend,words", [
     ("SUPPORTS_RAISES", "supports() raised KeyError"),
     ("RETURNS_NONE", "execute() returned NoneType"),
