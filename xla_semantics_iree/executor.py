@@ -132,6 +132,9 @@ class IreeBackend:
             return path.read_bytes()
         import iree.compiler as compiler
         self.compilations += 1
+        # A crashing iree-compile runs LLVM's crash handler, which can deadlock while it symbolizes the stack
+        # (seen on Scan: every thread waiting on a futex, for good); without symbols it exits at once.
+        os.environ.setdefault("LLVM_DISABLE_SYMBOLIZATION", "1")
         try:
             vmfb = bytes(compiler.compile_str(text, target_backends=[TARGET_BACKEND], input_type="stablehlo",
                                               extra_args=list(COMPILE_FLAGS)))
