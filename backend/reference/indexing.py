@@ -17,7 +17,7 @@ from backend import etypes
 from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.computations import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed
+from backend.reference.allowed import Allowed, none_of
 from backend.reference.reduction import reassociation_allowed
 from backend.rules.indexing import returns_second_parameter, scatter_window_operand_dims
 
@@ -168,11 +168,10 @@ def scatter_outcomes(ctx: Any, operands: list[np.ndarray], scatter_indices: np.n
     else:
         reverse = _apply_updates(ctx, operands, updates, reversed(pairs))
         outcome = reverse if isinstance(reverse, tuple) else (reverse,)
-    outcomes = {"other_order": outcome}
     any_order = _any_order(comp, operands, updates, pairs)
-    if any_order is not None:
-        outcomes["any_order"] = any_order
-    return {"duplicate_indices": Allowed(mask, outcomes)}
+    # any_order applies to float Add and Mul only; for the other combiners it is an outcome that cannot occur
+    return {"duplicate_indices": Allowed(mask, {"other_order": outcome,
+                                                "any_order": any_order or tuple(none_of for _ in operands)})}
 
 
 def _any_order(comp: Any, operands: list[np.ndarray], updates: list[np.ndarray],
