@@ -284,7 +284,7 @@ def reproduction(case: Any, backend: str) -> str:
             continue
         values = value if isinstance(value, list) else [value]
         names = []
-        py_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
+        py_name = _variable(name)
         for v in values:
             var = f"{py_name}{len(names)}" if isinstance(value, list) else py_name
             names.append(var)
@@ -299,12 +299,17 @@ def reproduction(case: Any, backend: str) -> str:
             n += 1
             if not isinstance(v, Shape):
                 arg_values.append(_array_literal(v))
-        call_args.append(f"{py_name}=[{', '.join(names)}]" if isinstance(value, list) else f"{py_name}={py_name}")
-    call_args += [f"{k}={v!r}" for k, v in case.attrs.items()]
+        keyword_name = name + "_" if keyword.iskeyword(name) else name  # `from` is passed as `from_`
+        call_args.append(f"{keyword_name}=[{', '.join(names)}]" if isinstance(value, list)
+                         else f"{keyword_name}={py_name}")
+    lines += _computation_lines(case)
+    call_args += [f"{k}={k}" if _is_description(case.op, k, v) else f"{k}={v!r}" for k, v in case.attrs.items()]
     lines.append(f"ops.{case.op}({', '.join(call_args)})")
     if case.violates:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
+    if not arg_values and _is_own_parameter(case):
+        arg_values = [_array_literal(case.expected)]  # the op is itself a parameter: the runner binds it so
     lines.append(f"args = [{', '.join(arg_values)}]")
     devices = getattr(case, "devices", None)
     if devices is not None and devices != (1, 1):
@@ -314,18 +319,83 @@ def reproduction(case: Any, backend: str) -> str:
         lines[-1] = "args = [" + ",\n        ".join(f"[{', '.join(a)}]" for a in per_device) + "]  # one list per device"
         lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, replicas={devices[0]}, "
                      f"partitions={devices[1]}))")
-        lines.append(f"# expected, per device: {case.expected!r}")
+        lines.append(_comment(f"expected, per device: {case.expected!r}"))
         return "\n".join(lines)
     if getattr(case, "infeed", ()) or getattr(case, "outfeed", None) is not None:
         infeed = ", ".join(_array_literal(v) if not isinstance(v, tuple) else
                            "(" + ", ".join(_array_literal(x) for x in v) + ",)" for v in case.infeed)
         lines.append("outfeed = []")
         lines.append(f"print(get_backend({backend!r}).execute(b.build(), args, infeed=[{infeed}], outfeed=outfeed))")
-        lines.append(f"print(outfeed)  # expected: {case.outfeed!r}")
+        lines.append("print(outfeed)")
+        lines.append(_comment(f"expected outfeed: {case.outfeed!r}"))
     else:
         lines.append(f"print(get_backend({backend!r}).execute(b.build(), args))")
-    lines.append(f"# expected: {_array_literal(case.expected) if not isinstance(case.expected, tuple) else case.expected}")
+    lines.append(_comment(f"expected: {_array_literal(case.expected)}"))
     return "\n".join(lines)
+
+
+def _is_own_parameter(case: Any) -> bool:
+    """Whether the case's computation has a parameter no input feeds (the op is a Parameter)."""
+    try:
+        comp, args = build_case(specs.get(case.op), case.inputs, case.attrs)
+    except Exception:  # noqa: BLE001 - a case that does not build has no parameters to bind
+        return False
+    return len(comp.parameters) > len(args)
+
+
+RESERVED_NAMES = frozenset({"b", "np", "ml_dtypes", "inf", "nan", "ops", "Shape", "XlaBuilder", "get_backend", "args",
+                            "shapes", "named", "outfeed", "computation_from_description"})
+
+
+def _variable(name: str) -> str:
+    """The reproduction's variable for the input ``name``: ``from`` is ``from_``, and ``b`` (the builder's) ``b_``."""
+    return name + "_" if keyword.iskeyword(name) or name in RESERVED_NAMES else name
+
+
+def _comment(text: str) -> str:
+    """``text`` as Python comment lines (a value's repr may span several lines)."""
+    return "\n".join(f"# {line}" for line in text.splitlines())
+
+
+def _is_description(op: str, name: str, value: Any) -> bool:
+    """Whether attribute ``name`` of ``op`` holds a spec's description of a sub-computation (or a list of them)."""
+    arg = next((a for a in specs.get(op).args if a.name == name), None)
+    if arg is None:
+        return False
+    if arg.kind == "computation" or arg.type == "computation":
+        return isinstance(value, dict)
+    return arg.type == "computation_list" and isinstance(value, list) and any(isinstance(d, dict) for d in value)
+
+
+def _computation_lines(case: Any) -> list[str]:
+    """Lines building the case's sub-computations from their descriptions, as :func:`add_op` does (the operand
+    shapes read back from the builder ``b``)."""
+    spec = specs.get(case.op)
+    described = [(k, v) for k, v in case.attrs.items() if _is_description(case.op, k, v)]
+    if not described:
+        return []
+    shapes, named = [], []
+    for a in spec.args:
+        if a.kind not in ("operand", "operands") or a.name not in case.inputs:
+            continue
+        py_name = _variable(a.name)
+        if a.kind == "operands":
+            names = [f"{py_name}{i}" for i in range(len(case.inputs[a.name]))]
+            shapes += [f"b.get_shape({n})" for n in names]
+            named.append(f"{a.name!r}: [{', '.join(f'b.get_shape({n})' for n in names)}]")
+        else:
+            shapes.append(f"b.get_shape({py_name})")
+            named.append(f"{a.name!r}: b.get_shape({py_name})")
+    lines = ["from conformance.build import computation_from_description",
+             f"shapes, named = [{', '.join(shapes)}], {{{', '.join(named)}}}"]
+    for name, value in described:
+        if isinstance(value, dict):
+            lines.append(f"{name} = computation_from_description({value!r}, shapes, named, {name!r})")
+        else:
+            parts = [f"computation_from_description({d!r}, shapes, named, '{name}_{k}')" if isinstance(d, dict)
+                     else repr(d) for k, d in enumerate(value)]
+            lines.append(f"{name} = [{', '.join(parts)}]")
+    return lines
 
 
 def _reproduction_values(case: Any, spec_args: dict[str, str]) -> list[Any]:
@@ -345,8 +415,38 @@ def _shape_code(shape: Shape) -> str:
 
 
 def _array_literal(v: Any) -> str:
+    """Python source for the value ``v`` (an array, or a tuple of them), exact: a float array holding a NaN of
+    another sign or payload than the default one is written as its bit patterns."""
     if isinstance(v, tuple):
         return "(" + "".join(f"{_array_literal(x)}, " for x in v) + ")"
     arr = np.asarray(v)
-    return f"np.array({arr.astype(object).tolist() if arr.dtype.kind not in 'fcb' else arr.tolist()!r}, " \
-           f"dtype={'ml_dtypes.' + arr.dtype.name if arr.dtype.name not in np.sctypeDict else 'np.' + arr.dtype.name})"
+    name = arr.dtype.name
+    dtype = "np.bool_" if name == "bool" else f"np.{name}" if hasattr(np, name) else f"ml_dtypes.{name}"
+    if arr.dtype.kind in "fc" and _has_unusual_nan(arr):
+        bits = np.dtype(f"u{arr.dtype.itemsize // (2 if arr.dtype.kind == 'c' else 1)}")
+        flat = arr.reshape(-1).view(bits).tolist()
+        return f"np.array({flat!r}, dtype=np.{bits.name}).view({dtype}).reshape({arr.shape!r})"
+    if arr.dtype.kind == "c":
+        return f"np.array({_complex_list(arr.tolist())}, dtype={dtype})"
+    values = arr.astype(object).tolist() if arr.dtype.kind not in "fb" else arr.tolist()
+    return f"np.array({values!r}, dtype={dtype})"
+
+
+def _complex_list(values: Any) -> str:
+    """A nested list of complex numbers as source (``complex(nan, -inf)``: a repr like ``nanj`` is no Python)."""
+    if isinstance(values, list):
+        return "[" + ", ".join(_complex_list(x) for x in values) + "]"
+    return f"complex({values.real!r}, {values.imag!r})"
+
+
+def _has_unusual_nan(arr: np.ndarray) -> bool:
+    """Whether a NaN of ``arr`` (of either part) has a sign or payload other than ``np.nan``'s in its type."""
+    for part in ([arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]):
+        part = np.asarray(part)
+        with np.errstate(invalid="ignore"):
+            nans = part[np.isnan(part.astype(np.float64))]
+        if nans.size:
+            bits = np.dtype(f"u{nans.dtype.itemsize}")
+            if np.any(nans.view(bits) != np.array(np.nan, nans.dtype).reshape(1).view(bits)):
+                return True
+    return False
