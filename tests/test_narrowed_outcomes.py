@@ -185,3 +185,32 @@ def test_complex_pow_zero_part_mask_covers_only_zero_parts_of_finite_results() -
             return [np.complex64([complex(-1, -0.0)])]
     result = run_case(golden, NegativeZeroImaginary())
     assert result.status == IMPL_DEFINED and "complex_zero_sign" in result.message
+
+
+# -- ReduceWindow: an init value that is no identity, over padding ---------------------------------------
+def test_padding_cells_may_hold_the_init_value_and_nothing_else() -> None:
+    # Add from 10, window 3, stride 2, padding (1, 1) over [1, 2, 3, 4, 5]: windows [pad, 1, 2], [2, 3, 4],
+    # [4, 5, pad]; the init once: 13, 19, 19; padding cells holding 10 too: 23, 19, 29
+    inputs = {"operands": [np.int32([1, 2, 3, 4, 5])], "init_values": [np.int32(10)]}
+    attrs = {"computation": {"op": "Add"}, "window_dimensions": [3], "window_strides": [2], "padding": [[1, 1]]}
+    allowed = _table("ReduceWindow", inputs, attrs)["non_identity_init"]
+    assert allowed.mask.tolist() == [True, False, True]
+    assert allowed.outcomes["padded_with_init"].tolist() == [23, 19, 29]
+    case = _case("ReduceWindow", inputs, np.int32([13, 19, 19]), attrs, tag="non_identity_init")
+
+    class Answers:
+        name = "answers"
+
+        def __init__(self, value):
+            self.value = value
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            return [np.int32(self.value)]
+    stablehlo = run_case(case, Answers([23, 19, 29]))
+    assert stablehlo.status == IMPL_DEFINED and "padded_with_init" in stablehlo.message
+    assert run_case(case, Answers([23, 19, 29]), profile="xla").status == FAILED
+    assert run_case(case, Answers([23, 29, 29])).status == FAILED  # the middle window touches no padding
+    assert run_case(case, get_backend("jax")).status == PASSED

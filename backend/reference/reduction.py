@@ -159,9 +159,34 @@ def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int | np.ndar
 
 @implementation_defined("ReduceWindow")
 def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
-    """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined)."""
+    """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined).
+    ``non_identity_init``: windows over padding or base-dilation holes may combine the init value once more
+    per such cell (the documents' padding with init values read literally, the StableHLO spec)."""
     window = window_of(ctx.attrs, operands[0].ndim)
-    return _any_order(reduce_window, ctx, operands, init_values, int(np.prod(window.dimensions)) + 1)
+    table = _any_order(reduce_window, ctx, operands, init_values, int(np.prod(window.dimensions)) + 1)
+    touched, padded = _padded_with_init(ctx, operands, init_values)
+    return {**table, "non_identity_init": Allowed(touched, {"padded_with_init": padded})}
+
+
+def _padded_with_init(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, Any]:
+    """The windows that cover a padding cell or a base-dilation hole, and the result when each such cell holds
+    the init value and is combined like an element (pad with the init values, then reduce every window)."""
+    base = operands[0].shape
+    window = window_of(ctx.attrs, len(base))
+    out_dims = window.output_dims(base)
+    dtypes = [x.dtype for x in operands]
+    combine, acc_dtypes = _combiner(ctx, ctx.attr("computation"), dtypes)
+    accs = _initial(init_values, acc_dtypes, out_dims)
+    touched = np.zeros(tuple(out_dims), bool)
+    with np.errstate(all="ignore"):
+        for tap in window_taps(window):
+            valid, index = tap_positions(window, base, out_dims, tap)
+            valid = np.broadcast_to(valid, tuple(out_dims))
+            cells = [np.full(tuple(out_dims), np.asarray(v).astype(x.dtype)) if x.size == 0
+                     else np.where(valid, x[index], np.asarray(v).astype(x.dtype)) for x, v in zip(operands, init_values)]
+            accs = combine(accs, cells)
+            touched |= ~valid
+    return touched, _finish(accs, dtypes)
 
 
 @implementation_defined("Reduce")
