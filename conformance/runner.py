@@ -328,14 +328,19 @@ def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], 
     return results
 
 
-def batches(cases: Iterable[Case], size: int) -> Iterator[list[Case]]:
-    """``cases`` in consecutive lists of ``size`` (the last one shorter), taken lazily."""
-    batch: list[Case] = []
-    for case in cases:
-        batch.append(case)
-        if len(batch) >= max(1, size):
+def batches(cases: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """``cases`` (or ``(index, case)`` pairs) in consecutive lists of at most ``size``, taken lazily; a batch
+    holds one op's cases only, so that a change to one op's cases leaves the other ops' programs (and jax's
+    persistent compilation cache entries for them) as they were."""
+    batch: list[Any] = []
+    op = None
+    for item in cases:
+        case_op = (item[1] if isinstance(item, tuple) else item).op
+        if batch and (len(batch) >= max(1, size) or case_op != op):
             yield batch
             batch = []
+        batch.append(item)
+        op = case_op
     if batch:
         yield batch
 

@@ -32,6 +32,18 @@ def test_batches_give_the_results_of_cases_run_alone():
     assert _fields(run_cases(cases, backend, batch_size=16)) == _fields(run_cases(cases, backend, batch_size=1))
 
 
+def test_a_batch_holds_one_op_so_other_ops_keep_their_programs():
+    from conformance.runner import batches
+    cases = _cases("Abs", "Add", keep=1)
+    first = [[c.id for c in b] for b in batches(cases, 32)]
+    assert all(len({i.split("/")[0] for i in b}) == 1 for b in first) and all(len(b) <= 32 for b in first)
+    # one more Abs case changes no Add batch: their programs, and jax's cache entries for them, stay
+    again = [[c.id for c in b] for b in batches([cases[0], *cases], 32)]
+    assert [b for b in again if b[0].startswith("Add/")] == [b for b in first if b[0].startswith("Add/")]
+    pairs = list(batches(enumerate(cases), 32))  # (index, case) pairs, as the isolating runner hands them out
+    assert [[c.id for _, c in b] for b in pairs] == first
+
+
 def test_a_failure_in_a_batch_is_the_failure_of_the_case_alone():
     backend = next(m for m in MUTANTS if m.name == "div_floor").backend()
     cases = _cases("Div", keep=2)
