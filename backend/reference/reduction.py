@@ -102,21 +102,34 @@ def tap_positions(window: Window, base: Sequence[int], out_dims: Sequence[int],
 
 @evaluator("ReduceWindow")
 def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
+    return _fold_windows(ctx, operands, init_values)[1]
+
+
+def _fold_windows(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
+                  pad_with_init: bool = False) -> tuple[np.ndarray, Any]:
+    """Every window folded from the init value: the windows that cover a padding cell or a base-dilation hole,
+    and the result. Padding cells and holes are skipped, or (``pad_with_init``) hold the init value and are
+    combined like elements (pad with the init values, then reduce every window)."""
     base = operands[0].shape
     window = window_of(ctx.attrs, len(base))
-    out_dims = window.output_dims(base)
+    out_dims = tuple(window.output_dims(base))
     dtypes = [x.dtype for x in operands]
     combine, acc_dtypes = _combiner(ctx, ctx.attr("computation"), dtypes)
     accs = _initial(init_values, acc_dtypes, out_dims)
-    if operands[0].size == 0:
-        return _finish(accs, dtypes)
+    touched = np.zeros(out_dims, bool)
     with np.errstate(all="ignore"):
         for tap in window_taps(window):
             valid, index = tap_positions(window, base, out_dims, tap)
-            if valid.any():
+            valid = np.broadcast_to(valid, out_dims)
+            touched |= ~valid
+            if pad_with_init:
+                accs = combine(accs, [np.full(out_dims, np.asarray(v).astype(x.dtype)) if x.size == 0
+                                      else np.where(valid, x[index], np.asarray(v).astype(x.dtype))
+                                      for x, v in zip(operands, init_values)])
+            elif operands[0].size and valid.any():
                 new = combine(accs, [x[index] for x in operands])
                 accs = [np.where(valid, n, a) for n, a in zip(new, accs)]
-    return _finish(accs, dtypes)
+    return touched, _finish(accs, dtypes)
 
 
 def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
@@ -164,29 +177,8 @@ def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: li
     per such cell (the documents' padding with init values read literally, the StableHLO spec)."""
     window = window_of(ctx.attrs, operands[0].ndim)
     table = _any_order(reduce_window, ctx, operands, init_values, int(np.prod(window.dimensions)) + 1)
-    touched, padded = _padded_with_init(ctx, operands, init_values)
+    touched, padded = _fold_windows(ctx, operands, init_values, pad_with_init=True)
     return {**table, "non_identity_init": Allowed(touched, {"padded_with_init": padded})}
-
-
-def _padded_with_init(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, Any]:
-    """The windows that cover a padding cell or a base-dilation hole, and the result when each such cell holds
-    the init value and is combined like an element (pad with the init values, then reduce every window)."""
-    base = operands[0].shape
-    window = window_of(ctx.attrs, len(base))
-    out_dims = window.output_dims(base)
-    dtypes = [x.dtype for x in operands]
-    combine, acc_dtypes = _combiner(ctx, ctx.attr("computation"), dtypes)
-    accs = _initial(init_values, acc_dtypes, out_dims)
-    touched = np.zeros(tuple(out_dims), bool)
-    with np.errstate(all="ignore"):
-        for tap in window_taps(window):
-            valid, index = tap_positions(window, base, out_dims, tap)
-            valid = np.broadcast_to(valid, tuple(out_dims))
-            cells = [np.full(tuple(out_dims), np.asarray(v).astype(x.dtype)) if x.size == 0
-                     else np.where(valid, x[index], np.asarray(v).astype(x.dtype)) for x, v in zip(operands, init_values)]
-            accs = combine(accs, cells)
-            touched |= ~valid
-    return touched, _finish(accs, dtypes)
 
 
 @implementation_defined("Reduce")
