@@ -88,7 +88,8 @@ def render_op(spec: OpSpec) -> str:
         for k, e in spec.implementation_defined.items():
             lines.append(f"- **{k}**: {e.doc} Allowed outcomes:")
             for name, text in e.outcomes.items():
-                who = [w for w, o in (("reference", e.reference), ("XLA", e.xla)) if o == name]
+                who = [w for w, o in (("reference", e.reference), ("XLA", e.xla),
+                                      ("XLA's constant folder", e.xla_constant_folded)) if o == name]
                 lines.append(f"  - `{name}`" + (f" ({', '.join(who)})" if who else "") + f": {text}")
         lines.append("")
     lines += ["## Examples", ""]

@@ -331,11 +331,16 @@ class ImplementationDefined:
     outcomes: dict[str, str]  # outcome name -> what it gives, and who does it
     reference: str  # the outcome the reference computes (the expected values)
     xla: str  # XLA's observed outcome
+    xla_constant_folded: str | None = None  # XLA's outcome when its constant folder evaluates the op, if another
 
     @property
     def alternatives(self) -> set[str]:
         """The outcomes other than the reference's (given by the op's registered function)."""
         return set(self.outcomes) - {self.reference}
+
+    def xla_outcome(self, constant_operands: bool) -> str:
+        """XLA's observed outcome: with constant operands, that of its constant folder."""
+        return self.xla_constant_folded if constant_operands and self.xla_constant_folded else self.xla
 
 
 @dataclasses.dataclass(frozen=True)
@@ -814,7 +819,7 @@ def _parse_implementation_defined(ctx: _Ctx, node: Any) -> dict[str, Implementat
         where = f"implementation_defined.{key}"
         if not _OUTCOME_NAME.match(str(key)):
             raise ctx.fail(where, "ids are snake_case names", node, key)
-        m = ctx.mapping(entry, where, ("doc", "outcomes", "reference", "xla"))
+        m = ctx.mapping(entry, where, ("doc", "outcomes", "reference", "xla"), ("xla_constant_folded",))
         if not isinstance(m["doc"], str) or not m["doc"].strip():
             raise ctx.fail(f"{where}.doc", "expected a non-empty string", m, "doc")
         outcomes = m["outcomes"]
@@ -826,12 +831,15 @@ def _parse_implementation_defined(ctx: _Ctx, node: Any) -> dict[str, Implementat
                 raise ctx.fail(f"{where}.outcomes.{name}", "outcome names are snake_case", outcomes, name)
             if not isinstance(text, str) or not text.strip():
                 raise ctx.fail(f"{where}.outcomes.{name}", "expected a non-empty description", outcomes, name)
-        for field in ("reference", "xla"):
+        for field in ("reference", "xla", "xla_constant_folded"):
+            if field == "xla_constant_folded" and field not in m:
+                continue
             if not isinstance(m[field], str) or m[field] not in outcomes:
                 raise ctx.fail(f"{where}.{field}", f"'{m[field]}' is not one of the outcomes {sorted(outcomes)}",
                                m, field)
         out[str(key)] = ImplementationDefined(id=str(key), doc=m["doc"].strip(), reference=m["reference"],
-                                              xla=m["xla"], outcomes={str(k): v.strip() for k, v in outcomes.items()})
+                                              xla=m["xla"], xla_constant_folded=m.get("xla_constant_folded"),
+                                              outcomes={str(k): v.strip() for k, v in outcomes.items()})
     return out
 
 

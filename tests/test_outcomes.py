@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import numpy as np
@@ -189,6 +190,8 @@ def test_loader_accepts_a_well_formed_entry(tmp_path) -> None:
     ("wraparound: {doc: true, outcomes: {wrap: w}, reference: wrap, xla: wrap}\n", "non-empty string"),
     ("wraparound: {doc: d, outcomes: {Wrap: w}, reference: Wrap, xla: Wrap}\n", "snake_case"),
     ("wraparound: {doc: d, outcomes: {wrap: w}, reference: wrap, xla: wrap, mask: all}\n", "unknown key 'mask'"),
+    ("wraparound: {doc: d, outcomes: {wrap: w}, reference: wrap, xla: wrap, xla_constant_folded: fold}\n",
+     "'fold' is not one of"),
 ])
 def test_loader_rejects_malformed_entries(tmp_path, impl: str, message: str) -> None:
     with pytest.raises(SpecError, match=message) as e:
@@ -260,3 +263,28 @@ def test_the_journal_keeps_the_profile_and_the_chosen_outcomes() -> None:
     record = result_record(Result(case, IMPL_DEFINED, "m", chosen={"values": {"any_draw": 3}}), "jax", "xla")
     assert record["profile"] == "xla" and record["chosen"] == {"values": {"any_draw": 3}}
     assert result_from_record(case, record).chosen == {"values": {"any_draw": 3}}
+
+
+def test_the_xla_profile_takes_the_constant_folders_outcome_for_constant_operands() -> None:
+    """Asinh(-0): -0 (IEEE, XLA's compiled code), +0 (XLA's constant folder). Under profile xla a constant
+    operand's case must give +0 and a parameter's -0; under spec either passes."""
+    from conformance.cases import CONSTANTS, PARAMETERS
+
+    class PositiveZero:
+        name = "positive_zero"
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            return [np.float32([0.0, 1.0])]
+    case = Case(id="Asinh/golden/test", op="Asinh", kind=GOLDEN, inputs={"operand": np.float32([-0.0, 1.1752012])},
+                attrs={}, expected=np.float32([-0.0, 1.0]), implementation_defined="constant_folded_zero_sign")
+    entry = specs.get("Asinh").implementation_defined["constant_folded_zero_sign"]
+    assert entry.xla_outcome(constant_operands=True) == "positive_zero" and entry.xla_outcome(False) == "negative_zero"
+    const = dataclasses.replace(case, operand_form=CONSTANTS)
+    param = dataclasses.replace(case, operand_form=PARAMETERS)
+    assert run_case(const, PositiveZero(), profile="xla").status == PASSED  # XLA's own outcome there
+    failed = run_case(param, PositiveZero(), profile="xla")
+    assert failed.status == FAILED and "['negative_zero']" in failed.message
+    assert run_case(param, PositiveZero(), profile="spec").status == IMPL_DEFINED
