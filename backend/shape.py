@@ -168,6 +168,10 @@ class Shape:
             raise ValueError(f"{self} is not a tuple shape")
         return self._tuple or ()
 
+    def leaf_shapes(self) -> list[Shape]:
+        """The array and token shapes of a (nested) tuple, depth-first; ``[self]`` for an array or a token."""
+        return [leaf for s in self.tuple_shapes() for leaf in s.leaf_shapes()] if self.is_tuple() else [self]
+
     def numpy_dtype(self) -> np.dtype:
         return etypes.etype_to_dtype(self._etype)
 

@@ -308,7 +308,7 @@ def reproduction(case: Any, backend: str) -> str:
     if case.violates:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
-    if not arg_values and _is_own_parameter(case):
+    if not case.inputs and _is_own_parameter(case):
         arg_values = [_array_literal(case.expected)]  # the op is itself a parameter: the runner binds it so
     lines.append(f"args = [{', '.join(arg_values)}]")
     devices = getattr(case, "devices", None)

@@ -180,7 +180,7 @@ class IsolatedRunner:
     def run(self, cases: Iterable[Case], progress: Callable[[Result], None] | None = None) -> list[Result]:
         """Every case's result, in the order of ``cases`` (taken lazily, as workers become free)."""
         results: dict[int, Result] = {}
-        source: Iterator[list[tuple[int, Case]]] = batches(enumerate(cases), self.batch_size)
+        source: Iterator[list[tuple[int, Case]]] = batches(enumerate(cases), self.batch_size, lambda pair: pair[1])
         alone: collections.deque[list[tuple[int, Case]]] = collections.deque()  # from batches that crashed
         workers: list[Worker] = []
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance.cases import CONSTANTS
 from conformance.compare import describe_mismatch, mismatch_mask
 
 SPEC, XLA = "spec", "xla"
@@ -111,6 +112,7 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
     if case.kind == "golden" and case.implementation_defined is not None:
         table = {k: v for k, v in table.items() if k == case.implementation_defined}
     chosen: dict[str, Counter] = {}
+    constant = _constant_operands(case)
     for m in mismatches:
         left = m.mask.copy()
         for key, allowed in table.items():
@@ -118,7 +120,7 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
             covered = allowed.mask_of(m.index, m.mask.shape) & left
             if not covered.any():
                 continue
-            names = [entry.xla_outcome(_constant_operands(case))] if profile == XLA else sorted(allowed.outcomes)
+            names = [entry.xla_outcome(constant)] if profile == XLA else sorted(allowed.outcomes)
             for name in names:
                 if name == entry.reference or name not in allowed.outcomes:
                     continue
@@ -128,7 +130,7 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
                     left &= ~hit
                     covered &= ~hit
         if left.any():
-            return Verdict(False, chosen, _failure(spec, table, m, left, profile, _constant_operands(case)))
+            return Verdict(False, chosen, _failure(spec, table, m, left, profile, constant))
     return Verdict(True, chosen, "; ".join(
         f"{key}: chose '{name}' ({spec.implementation_defined[key].outcomes[name]}) in {n} element(s)"
         for key, c in chosen.items() for name, n in c.items()))
@@ -136,7 +138,6 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
 
 def _constant_operands(case: Any) -> bool:
     """Whether the case's operands are constants (XLA's constant folder may then evaluate the op)."""
-    from conformance.cases import CONSTANTS
     return getattr(case, "operand_form", None) == CONSTANTS
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -125,7 +125,7 @@ def _judge(case: Case, spec: Any, comp: Any, args: list[Any], expected: list[Any
 def _mismatches(spec: Any, comp: Any, outputs: list[Any], expected: list[Any]) -> list[Mismatch] | str:
     """The outputs that differ from the expected ones beyond the tolerance, or why they cannot be compared."""
     root = comp.root_instruction
-    result_shapes = _shape_leaves(root.shape)
+    result_shapes = root.shape.leaf_shapes()
     mismatches = []
     for i, (out, exp, shape) in enumerate(zip(outputs, expected, result_shapes)):
         out_arr, exp_arr = np.asarray(out), np.asarray(exp)
@@ -302,10 +302,6 @@ def tuple_leaves(value: Any) -> list[Any]:
     return [leaf for v in value for leaf in tuple_leaves(v)] if isinstance(value, tuple) else [value]
 
 
-def _shape_leaves(shape: Any) -> list[Any]:
-    return [leaf for s in shape.tuple_shapes() for leaf in _shape_leaves(s)] if shape.is_tuple() else [shape]
-
-
 def _exception_head(e: BaseException) -> str:
     """``Type: message`` and the head of the traceback, with the chained causes (the backend's own frames)."""
     lines = traceback.format_exception(e, limit=6)
@@ -328,19 +324,19 @@ def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], 
     return results
 
 
-def batches(cases: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """``cases`` (or ``(index, case)`` pairs) in consecutive lists of at most ``size``, taken lazily; a batch
-    holds one op's cases only, so that a change to one op's cases leaves the other ops' programs (and jax's
-    persistent compilation cache entries for them) as they were."""
-    batch: list[Any] = []
-    op = None
-    for item in cases:
-        case_op = (item[1] if isinstance(item, tuple) else item).op
-        if batch and (len(batch) >= max(1, size) or case_op != op):
+T = TypeVar("T")
+
+
+def batches(items: Iterable[T], size: int, case_of: Callable[[T], Case] = lambda case: case) -> Iterator[list[T]]:
+    """``items`` (cases, or whatever ``case_of`` maps to one) in consecutive lists of at most ``size``, taken
+    lazily; a batch holds one op's cases only, so that a change to one op's cases leaves the other ops'
+    programs (and jax's persistent compilation cache entries for them) as they were."""
+    batch: list[T] = []
+    for item in items:
+        if batch and (len(batch) >= max(1, size) or case_of(item).op != case_of(batch[-1]).op):
             yield batch
             batch = []
         batch.append(item)
-        op = case_op
     if batch:
         yield batch
 

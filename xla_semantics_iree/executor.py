@@ -73,6 +73,10 @@ class IreeBackend:
         self._compiled: weakref.WeakKeyDictionary[XlaComputation, _Compiled] = weakref.WeakKeyDictionary()
         self._dtype_ok: dict[np.dtype[Any], bool] = {}
         self.compilations = 0  # iree-compile runs by this instance (the caches' misses)
+        # A crashing iree-compile (a subprocess, which inherits the environment) runs LLVM's crash handler, which
+        # can deadlock while it symbolizes the stack (seen on Scan: every thread on a futex, for good); without
+        # symbols it exits at once.
+        os.environ.setdefault("LLVM_DISABLE_SYMBOLIZATION", "1")
 
     def info(self) -> dict[str, str]:
         """What a conformance report records about this backend: IREE's version, target and flags."""
@@ -88,7 +92,7 @@ class IreeBackend:
             return reason
         shapes = computation.program_shape()
         for shape in [*shapes.parameter_shapes(), shapes.result_shape()]:
-            for leaf in _leaves(shape):
+            for leaf in shape.leaf_shapes():
                 if leaf.is_array() and not self._passable(leaf.numpy_dtype()):
                     return f"IREE's runtime cannot pass {leaf.numpy_dtype()} arrays in or out of a module"
         try:
@@ -132,9 +136,6 @@ class IreeBackend:
             return path.read_bytes()
         import iree.compiler as compiler
         self.compilations += 1
-        # A crashing iree-compile runs LLVM's crash handler, which can deadlock while it symbolizes the stack
-        # (seen on Scan: every thread waiting on a futex, for good); without symbols it exits at once.
-        os.environ.setdefault("LLVM_DISABLE_SYMBOLIZATION", "1")
         try:
             vmfb = bytes(compiler.compile_str(text, target_backends=[TARGET_BACKEND], input_type="stablehlo",
                                               extra_args=list(COMPILE_FLAGS)))
@@ -279,10 +280,6 @@ def _functions_at(text: str, lines: Sequence[int]) -> set[int]:
         if owners:
             found.add(owners[-1])
     return found
-
-
-def _leaves(shape: Shape) -> list[Shape]:
-    return [leaf for s in shape.tuple_shapes() for leaf in _leaves(s)] if shape.is_tuple() else [shape]
 
 
 def _flatten(values: Sequence[Any]) -> list[Any]:

@@ -44,9 +44,8 @@ _CALLERS_MODE = contextlib.nullcontext()
 
 
 def _leaf_shapes(shape: Shape) -> list[Shape]:
-    if shape.is_tuple():
-        return [leaf for s in shape.tuple_shapes() for leaf in _leaf_shapes(s)]
-    return [shape] if shape.is_array() else []
+    """The array leaves of ``shape`` (tokens left out)."""
+    return [leaf for leaf in shape.leaf_shapes() if leaf.is_array()]
 
 
 class _TracingWalker(GraphWalker):

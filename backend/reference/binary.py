@@ -19,7 +19,7 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_zero, non_finite_parts, subnormal_outcomes
+from backend.reference.allowed import Allowed, any_zero, non_finite_parts, subnormal_outcomes, zero_parts_flipped
 from backend.reference.elementwise import in_wide_precision
 
 Masks = dict[str, np.ndarray]
@@ -120,21 +120,7 @@ def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray,
     with np.errstate(all="ignore"):
         result = ev(ctx, lhs, rhs)
         mask = np.isfinite(lhs) & np.isfinite(rhs) & np.isfinite(result) & ((result.real == 0) | (result.imag == 0))
-    return {"complex_zero_sign": Allowed(mask, {"either_sign": _zero_parts_flipped(result)})}
-
-
-def _zero_parts_flipped(z: np.ndarray) -> list[np.ndarray]:
-    """``z`` with the sign of its zero real parts, of its zero imaginary parts, or of both flipped (judged
-    under the op's tolerance, as the reference's own result is)."""
-    def flip(part: np.ndarray) -> np.ndarray:
-        return np.where(part == 0, -part, part)
-
-    out = []
-    for real, imag in ((flip(z.real), z.imag), (z.real, flip(z.imag)), (flip(z.real), flip(z.imag))):
-        w = np.empty(z.shape, z.dtype)
-        w.real, w.imag = real, imag
-        out.append(w)
-    return out
+    return {"complex_zero_sign": Allowed(mask, {"either_sign": zero_parts_flipped(result)})}
 
 
 def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from backend.collective_view import collective_result
 from backend.reference import EVALUATORS, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Within
+from backend.reference.allowed import Allowed, Within, any_value
 from backend.reference.control_flow import callee_outcomes
 from backend.shape import bitcast_source_positions
 
@@ -63,20 +63,12 @@ def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
     return tuple(operands), ctx.call(ctx.attr("computation"), operands), CONTEXT
 
 
-def _any_u32(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    return np.ones(np.shape(actual), bool)
-
-
-def _leaf_shapes(shape: Any) -> list[Any]:
-    return [leaf for s in shape.tuple_shapes() for leaf in _leaf_shapes(s)] if shape.is_tuple() else [shape]
-
-
 def _context_outcomes(ctx: Any, count: int = 1) -> dict[str, Allowed]:
     """``context``: the result's last ``count`` arrays (a Start's u32[] contexts) are the runtime's handles: any
     u32 value. One mask per array of the result, nested tuples flattened depth-first."""
-    leaves = _leaf_shapes(ctx.shape)
+    leaves = ctx.shape.leaf_shapes()
     masks = tuple(np.zeros(leaf.dimensions(), bool) for leaf in leaves[:-count]) + (np.ones((), bool),) * count
-    return {"context": Allowed(masks, {"any_u32": _any_u32})}
+    return {"context": Allowed(masks, {"any_u32": any_value})}
 
 
 @implementation_defined("CopyStart")
@@ -94,7 +86,7 @@ def async_start_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
         result_ctx = _ResultView(ctx, state[1])
         callee = callee_outcomes(result_ctx, ctx.attr("computation"), operands).get("callee")
         if callee is not None:
-            table["callee"] = _at_leaf(callee, len(_leaf_shapes(state[0])), _leaf_shapes(ctx.shape))
+            table["callee"] = _at_leaf(callee, len(state[0].leaf_shapes()), ctx.shape.leaf_shapes())
     return table
 
 

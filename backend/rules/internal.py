@@ -13,7 +13,9 @@ from typing import Any
 
 from backend.etypes import PrimitiveType
 from backend.rules import OpContext, shape_rule
+from backend.rules.collectives import mode_of
 from backend.rules.control_flow import _check_call
+from backend.rules.reduction import check_computation
 from backend.shape import Shape, physical_size
 
 CONTEXT = Shape.scalar_shape(PrimitiveType.U32)
@@ -113,24 +115,12 @@ def async_done(ctx: OpContext) -> Shape:
 
 
 # -- the collective Start/Done pairs ------------------------------------------------------------
-def _group_mode_checks(ctx: OpContext, constraint: str) -> None:
-    if ctx.attrs.get("use_global_device_ids") and ctx.attr("channel_id") is None:
-        raise ctx.fail(constraint, "use_global_device_ids needs a channel_id (the ids are global device ids only "
-                       "across partitions)", "use_global_device_ids", channel_id=None)
-
-
 @shape_rule("AllReduceStart")
 def all_reduce_start(ctx: OpContext) -> Shape:
     operand = _array(ctx, "operand", "C1")
-    scalar = Shape.scalar_shape(operand.element_type())
-    computation = ctx.attr("computation")
-    program = computation.program_shape()
-    if list(program.parameter_shapes()) != [scalar, scalar] or program.result_shape() != scalar:
-        params = ", ".join(str(p) for p in program.parameter_shapes())
-        raise ctx.fail("C2", f"computation '{computation.name}' must be ({scalar}, {scalar}) -> {scalar}, it is "
-                       f"({params}) -> {program.result_shape()}", "computation",
-                       parameters=[str(p) for p in program.parameter_shapes()], result=str(program.result_shape()))
-    _group_mode_checks(ctx, "C3")
+    t = operand.element_type()
+    check_computation(ctx, "computation", [t, t], [t], "C2")
+    mode_of(ctx, "C3")
     return operand
 
 
@@ -152,7 +142,7 @@ def all_gather_start(ctx: OpContext) -> Shape:
     if groups and any(len(g.replica_ids) != count for g in groups):
         raise ctx.fail("C3", f"shard_count {count} must be the size of every replica group, got sizes "
                        f"{[len(g.replica_ids) for g in groups]}", "shard_count", shard_count=count)
-    _group_mode_checks(ctx, "C4")
+    mode_of(ctx, "C4")
     dims = list(operand.dimensions())
     dims[dim] *= count
     return Shape.tuple_shape([operand, Shape.array_shape(operand.element_type(), dims)])
