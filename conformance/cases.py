@@ -18,7 +18,7 @@ class Case:
     ``inputs`` maps operand argument names to NumPy values (golden/generated) or Shapes (error
     cases); ``attrs`` are the op's attribute arguments; ``expected`` the expected result (None
     for error cases, which expect ``violates``); ``implementation_defined`` names the spec's
-    implementation-defined behaviour a golden example exercises; ``generation_error`` records a
+    implementation-defined entries a golden example exercises; ``generation_error`` records a
     reference crash while computing ``expected`` (a bug of ours: the case fails on every backend);
     ``operand_form`` says whether the operands are Parameters or Constants; ``infeed`` holds the
     values the program's Infeed ops read and ``outfeed`` the values its Outfeed ops must write
@@ -35,7 +35,7 @@ class Case:
     attrs: dict[str, Any]
     expected: Any = None
     violates: str | None = None
-    implementation_defined: str | None = None
+    implementation_defined: tuple[str, ...] = ()
     generation_error: str | None = None
     operand_form: str = PARAMETERS
     infeed: tuple[Any, ...] = ()

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 import specs
 from backend import etypes, ops
 from backend.builder import XlaBuilder, XlaComputation
-from backend.errors import OpError
+from backend.errors import OpError, UnsupportedError
 from backend.shape import Shape
 from conformance.build import REPRODUCTION_IMPORTS, _array_literal, add_op
 from conformance.cases import GENERATED, Case
@@ -43,8 +43,8 @@ from conformance.generate import STANDARD_SHAPES, candidate_types, draw_inputs, 
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, run_case
 
 # Outcomes of one program.
-AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, DISAGREE = ("agree", "excused", "propagated", "unsupported",
-                                                         "invalid values", "disagree")
+AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, DISAGREE, SUITE_ERROR = (
+    "agree", "excused", "propagated", "unsupported", "invalid values", "disagree", "suite error")
 VALUE_MODES = ("spec", "free", "wide")
 # Ops whose value is bound by the runner rather than computed (nothing to compare).
 _NOT_FUZZED = frozenset({"Parameter"})
@@ -149,6 +149,8 @@ def judge(program: Program, reference: Any, backend: Any) -> tuple[str, Finding 
     comp, args = program.build()
     try:
         ref = reference.execute(comp, args)
+    except UnsupportedError as e:  # a documented limit of the reference (its supports() names it)
+        return SKIPPED, None, f"reference: {e}"
     except OpError as e:  # the values are invalid for the program (a runtime size out of its bound)
         return INVALID, None, f"{type(e).__name__} in {e.op}"
     except Exception as e:  # the builder accepted the program: the reference failing is a bug of ours
@@ -231,8 +233,9 @@ def _localize(program: Program, reference: Any, backend: Any) -> tuple[str, Find
             return SKIPPED, None, message
         if status == IMPL_DEFINED:
             excused.append(_excuse(step.op, message))
-        etype = etypes.dtype_to_etype(np.asarray(values[k]).dtype)
-        inexact |= specs.get(step.op).tolerance.for_type(etype) is not None
+        tolerance = specs.get(step.op).tolerance
+        inexact |= any(tolerance.for_type(leaf.element_type(), step.attrs) is not None
+                       for leaf in comp.root_instruction.shape.tuple_shapes()[k].leaf_shapes() if leaf.is_array())
     if excused:
         return PROPAGATED, None, excused[0]
     if inexact:
@@ -343,7 +346,12 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
     @given(st.data())
     def search(data: Any) -> None:
         program = draw_program(data, pool, max_steps)
-        outcome, finding, why = judge(program, reference, target)
+        try:
+            outcome, finding, why = judge(program, reference, target)
+        except Exception as e:  # judging raised: a bug of ours, reported with the program, never a stop
+            outcome, why = SUITE_ERROR, ""
+            finding = Finding(program, program.steps[-1].op, f"the fuzzer raised {type(e).__name__}: {e}, a bug of "
+                              f"the suite, not of the backend\n{traceback.format_exc()}", program_reproduction(program))
         report.record(program, outcome, finding, why)
         if progress:
             progress(report)
@@ -399,7 +407,8 @@ def summary_text(report: FuzzReport, verbose: bool = False) -> str:
     lines += [f"{report.programs} programs ({', '.join(f'{n} op' + ('s' if n > 1 else '') + f': {c}' for n, c in sorted(report.steps.items()))}), "
              f"{len(report.ops)} distinct ops",
              "outcomes: " + ", ".join(f"{k} {report.outcomes[k]}" for k in (AGREE, EXCUSED, PROPAGATED, SKIPPED,
-                                                                             INVALID, DISAGREE))]
+                                                                             INVALID, DISAGREE, SUITE_ERROR)
+                                      if k != SUITE_ERROR or report.outcomes[k])]
     if report.excused:
         lines.append("excused: " + ", ".join(f"{k} x{c}" for k, c in report.excused.most_common(12)))
     if report.unsupported:

@@ -94,7 +94,7 @@ def render_op(spec: OpSpec) -> str:
         lines.append("")
     lines += ["## Examples", ""]
     for ex in spec.examples:
-        lines.append(f"### {ex.name}" + (f" (implementation-defined: {ex.implementation_defined})"
+        lines.append(f"### {ex.name}" + (f" (implementation-defined: {', '.join(ex.implementation_defined)})"
                                          if ex.implementation_defined else ""))
         if ex.doc:
             lines += ["", ex.doc]

@@ -313,7 +313,8 @@ class Example:
     attrs: dict[str, Any]
     expected: Any
     doc: str = ""
-    implementation_defined: str | None = None
+    #: The implementation-defined entries the example exercises (empty: none); only their masks excuse.
+    implementation_defined: tuple[str, ...] = ()
     #: The values the program's Infeed ops read, in order, and the values its Outfeed ops write.
     infeed: tuple[Any, ...] = ()
     outfeed: tuple[Any, ...] | None = None
@@ -736,7 +737,7 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
         examples.append(Example(name=str(m["name"]),
                                 inputs=_parse_inputs(ctx, m.get("inputs"), f"{where}.inputs", True, args, devices),
                                 attrs=dict(m.get("attrs") or {}), expected=expected, doc=str(m.get("doc", "")),
-                                implementation_defined=m.get("implementation_defined"),
+                                implementation_defined=_entry_ids(ctx, m, where),
                                 infeed=feeds["infeed"] or (), outfeed=feeds["outfeed"], devices=devices))
     errors = []
     for i, ex in enumerate(top["errors"] or []):
@@ -781,9 +782,10 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     ctx.mapping(top.get("result") or {}, "result", (), ("element",))
     impl = _parse_implementation_defined(ctx, top.get("implementation_defined"))
     for ex in examples:
-        if ex.implementation_defined is not None and ex.implementation_defined not in impl:
+        unknown = [k for k in ex.implementation_defined if k not in impl]
+        if unknown:
             raise ctx.fail("examples", f"example '{ex.name}' names unknown implementation_defined "
-                           f"'{ex.implementation_defined}'")
+                           f"'{unknown[0]}'")
     spec = OpSpec(name=name, family=top["family"], summary=top["summary"].strip(),
                   semantics=(top.get("semantics") or "").strip(), signatures=tuple(top["signatures"]), args=args,
                   element_types=element_types, result=dict(top.get("result") or {}), constraints=dict(constraints),
@@ -807,6 +809,19 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
 
 
 _OUTCOME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _entry_ids(ctx: _Ctx, m: dict[str, Any], where: str) -> tuple[str, ...]:
+    """An example's ``implementation_defined``: one entry id, or a list of them."""
+    node = m.get("implementation_defined")
+    if node is None:
+        return ()
+    ids = [node] if isinstance(node, str) else node
+    if not isinstance(ids, list) or not ids or not all(isinstance(k, str) and k for k in ids) \
+            or len(set(ids)) != len(ids):
+        raise ctx.fail(f"{where}.implementation_defined", f"expected an entry id or a list of distinct entry ids, "
+                       f"got {node!r}", m, "implementation_defined")
+    return tuple(ids)
 
 
 def _parse_implementation_defined(ctx: _Ctx, node: Any) -> dict[str, ImplementationDefined]:

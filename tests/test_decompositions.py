@@ -214,6 +214,8 @@ def test_identities_reject_wrong_factors() -> None:
 def test_hand_worked_goldens_satisfy_the_identity(op: str, holds: Any) -> None:
     spec = specs.get(op)
     for ex in spec.examples:
+        if "non_finite_input" in ex.implementation_defined:  # no identity there: see the tests below
+            continue
         (a,) = ex.inputs.values()
         assert _all_hold(holds(a, ex.attrs)(ex.expected)), ex.name
         for backend in BACKENDS:
@@ -228,3 +230,69 @@ def test_generator_structures() -> None:
     assert np.all(np.linalg.eigvalsh(spd) >= 5 - 1e-9) and np.linalg.cond(spd).max() <= 6
     dd = MATRIX_STRUCTURES["diagonally_dominant"](m)
     assert np.linalg.cond(np.tril(dd)).max() <= 4 and np.linalg.cond(np.triu(dd)).max() <= 4
+
+
+# --- non-finite input ----------------------------------------------------------------------------
+
+NON_FINITE_OPS = ("QR", "QrDecomposition", "Eigh", "SVD", "LU")
+
+
+@pytest.mark.parametrize("op", NON_FINITE_OPS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_matrix_leaves_the_rest_of_the_batch_alone(op: str, bad: float) -> None:
+    """NumPy's eigh and svd refuse a non-finite matrix; the reference must neither fail nor let that
+    matrix change the others: the finite one gets the factors it gets alone, the other NaN (LU: its
+    IEEE elimination)."""
+    finite = np.array([[2.0, 1.0], [1.0, 3.0]])
+    batch = np.stack([np.array([[1.0, 0.0], [bad, 1.0]]), finite])
+    together, alone = run("reference", op, [batch]), run("reference", op, [finite])
+    for out, single in zip(together, alone):
+        np.testing.assert_array_equal(out[1], single)
+    if op == "LU":  # IEEE elimination: column 0's pivot is its largest (NaN counts as largest) magnitude
+        assert together[1][0].tolist() == [1, 1] and together[2][0].tolist() == [1, 0]
+        return
+    for k, out in enumerate(together):
+        if (op, k) == ("QR", 1):  # R stays upper triangular: NaN on and above the diagonal, zero below
+            assert np.isnan(out[0]).tolist() == [[True, True], [False, True]] and out[0][1, 0] == 0
+        else:
+            assert np.isnan(out[0]).all(), (k, out[0])
+
+
+def test_an_infinite_diagonal_does_not_put_nan_beside_it() -> None:
+    from backend.reference.decompositions import hermitian_from_triangle
+
+    h = hermitian_from_triangle(np.array([[np.inf, 5.0], [2.0, 1.0]]), lower=True)
+    np.testing.assert_array_equal(h, [[np.inf, 2.0], [2.0, 1.0]])
+
+
+def _non_finite_entry(op: str, a: np.ndarray, **attrs: Any) -> Any:
+    from backend.reference import IMPLEMENTATION_DEFINED
+
+    class Ctx:
+        @staticmethod
+        def attr(name: str) -> Any:
+            return {"lower": True, "sort_eigenvalues": True, **attrs}[name]
+
+    return IMPLEMENTATION_DEFINED.get(op)(Ctx, a)["non_finite_input"]
+
+
+def test_non_finite_input_covers_exactly_the_non_finite_matrices() -> None:
+    a = np.stack([np.array([[1.0, np.nan], [2.0, 3.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])])
+    allowed = _non_finite_entry("SVD", a)
+    assert allowed.mask_of(0, (2, 2, 2))[0].all() and not allowed.mask_of(0, (2, 2, 2))[1].any()
+    assert allowed.mask_of(1, (2, 2)).tolist() == [[True, True], [False, False]]
+    # Eigh reads one triangle: a NaN above the diagonal with lower=True is not read, so nothing is covered
+    assert not _non_finite_entry("Eigh", a, lower=True).mask_of(0, (2, 2, 2)).any()
+    assert _non_finite_entry("Eigh", a, lower=False).mask_of(0, (2, 2, 2))[0].all()
+
+
+def test_non_finite_input_keeps_the_structure_the_op_promises() -> None:
+    a = np.array([[np.nan, 1.0], [2.0, 3.0]])
+    q_any, r_upper = _non_finite_entry("QR", a).outcomes["any_values"]
+    junk = np.array([[7.0, -1.0], [np.inf, 0.5]])
+    assert q_any(junk, junk).all()
+    assert r_upper(junk, junk).tolist() == [[True, True], [False, True]]  # R must stay zero below the diagonal
+    lu_check = _non_finite_entry("LU", a).outcomes["any_values"].check
+    assert all(m.all() for m in lu_check((junk, np.array([1, 1], np.int32), np.array([1, 0], np.int32))))
+    assert not any(m.any() for m in lu_check((junk, np.array([1, 1], np.int32), np.array([0, 1], np.int32))))
+    assert not any(m.any() for m in lu_check((junk, np.array([2, 1], np.int32), np.array([1, 0], np.int32))))

@@ -1,12 +1,26 @@
 """The differential fuzzer: a bounded seeded search finds no disagreement between the reference and jax,
 a deliberately broken backend is caught, and every disagreement a search found once stays settled."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from backend import get_backend
+from conformance import fuzz as fuzz_module
 from conformance.cli import main
-from conformance.fuzz import AGREE, DISAGREE, EXCUSED, Program, Step, fuzz, judge, program_reproduction
+from conformance.fuzz import (
+    AGREE,
+    DISAGREE,
+    EXCUSED,
+    PROPAGATED,
+    SKIPPED,
+    SUITE_ERROR,
+    Program,
+    Step,
+    fuzz,
+    judge,
+    program_reproduction,
+)
 
 
 def test_bounded_search_finds_no_disagreement():
@@ -132,6 +146,53 @@ SETTLED = {
         Program((Step("Max", {"lhs": np.array(True), "rhs": np.array(False)}, {}),
                  Step("DynamicUpdateSlice", {"update": np.array(False), "start_indices": []}, {}, chained="operand"))),
         AGREE),
+    # Spec fix (Pow, Rem: implementation_defined no_nan_encoding): f4e2m1fn has no NaN; XLA gives -0 there.
+    "pow_f4_negative_base": (
+        Program((Step("Pow", {"lhs": np.array([-6, 4], ml_dtypes.float4_e2m1fn),
+                              "rhs": np.array([1.5, 0.5], ml_dtypes.float4_e2m1fn)}, {}),)),
+        EXCUSED),
+    "rem_f4_by_zero": (
+        Program((Step("Rem", {"lhs": np.array([1, -1.5], ml_dtypes.float4_e2m1fn),
+                              "rhs": np.array([0, 0], ml_dtypes.float4_e2m1fn)}, {}),)),
+        EXCUSED),
+    # Reference fix: NumPy's eigh and svd refuse a non-finite matrix, and the reference raised; spec fix
+    # (QR, QrDecomposition, Eigh, SVD, LU: implementation_defined non_finite_input).
+    "eigh_infinite_element": (Program((Step("Eigh", {"a": np.array([[1.0, 0], [np.inf, 1]])}, {}),)), None),
+    "svd_nan_member": (
+        Program((Step("SVD", {"a": np.array([[[np.nan, 1], [2, 3]], [[3, 0], [0, -4]]])}, {}),)), None),
+    "lu_infinite_element": (Program((Step("LU", {"operand": np.array([[1.0, 2], [np.inf, 3]])}, {}),)), None),
+    "qr_complex_non_finite": (
+        Program((Step("QR", {"operand": np.array([[1 + 2j, 3], [complex(0, -np.inf), complex(np.nan, 0)]],
+                                                 np.complex64)}, {"full_matrices": True}),)),
+        None),
+    # Reference fix: the Householder norm squared each element and overflowed for values beyond 1e154.
+    "qr_decomposition_huge_values": (
+        Program((Step("QrDecomposition", {"operand": np.array([[3e200, 0], [4e200, 5e200]])}, {}),)), None),
+    # Reference fix: the product applied every reflector to every column, so 0 x inf put NaN where no reflector
+    # with an infinity reaches (spec: implementation_defined non_finite_input for the columns it does reach).
+    "householder_product_infinite_reflector": (
+        Program((Step("ProductOfElementaryHouseholderReflectors",
+                      {"a": np.array([[2.48, 5.42], [5e-324, 5.58], [np.inf, -4.6], [-1.15, 4.74]]),
+                       "taus": np.array([-3.09, 0.47])}, {}),)),
+        None),
+    # Spec fix (TriangularSolve: implementation_defined non_finite_input): inf - inf or inf x 0 by order.
+    "triangular_solve_infinities": (
+        Program((Step("TriangularSolve", {"a": np.array([[-12245.3, -268.3, -10775.3], [3647.0, 6075.4, np.inf],
+                                                         [8884.9, -np.inf, 1.7976931348623157e308]]),
+                                          "b": np.array([[2.2250738585072014e-308, -1061.3, 425.6],
+                                                         [8366.4, 18624.3, -np.inf]])},
+                      {"left_side": False, "lower": False, "unit_diagonal": False, "transpose_a": "ADJOINT"}),)),
+        None),
+    # Spec fix (ScaledDot: implementation_defined accumulation_overflow): XLA dequantizes into f32, which overflows.
+    "scaled_dot_f32_overflow": (
+        Program((Step("ScaledDot", {"lhs": _f32(2e38, 2e38).reshape(1, 2), "lhs_scale": _f32(1).reshape(1, 1),
+                                    "rhs": _f32(2, -1).reshape(2, 1), "rhs_scale": _f32(1).reshape(1, 1)},
+                      {"dimension_numbers": [[[1], [0]], [[], []]], "preferred_element_type": "f32"}),)),
+        EXCUSED),
+    # Reference fix: the quadrature's e^(x (1-s)) overflowed for large x, giving NaN (7238.8, 6408.0: -1.8e-25).
+    "igamma_grad_a_large_arguments": (
+        Program((Step("IgammaGradA", {"a": np.array([7238.832721228685]), "x": np.array([6408.016582878935])}, {}),)),
+        AGREE),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
@@ -155,3 +216,38 @@ def test_program_reproduction_runs_and_rebuilds_the_chain():
     exec(program_reproduction(program, backends=("reference",)), {"print": lambda *a: printed.append(a)})
     assert printed[0][0] == "reference"
     np.testing.assert_array_equal(printed[0][1][0][1], np.float32(np.sqrt(3)))
+
+
+def test_a_reference_limit_is_unsupported_not_a_disagreement():
+    """The reference refuses some programs on purpose (AllGather of a bounded-dynamic operand): that is a
+    documented limit its supports() names, never a finding."""
+    from backend.errors import UnsupportedError
+
+    class Refusing:
+        name = "refusing"
+
+        def execute(self, computation, arguments, replicas=1):
+            raise UnsupportedError("reference", "AllGather", "its evaluator does not take bounded-dynamic operands")
+
+    program = Program((Step("Neg", {"operand": _f32(1, 2)}, {}),))
+    outcome, finding, why = judge(program, Refusing(), get_backend("jax"))
+    assert (outcome, finding) == (SKIPPED, None) and "bounded-dynamic" in why
+
+
+def test_a_chain_through_a_tuple_result_is_localized():
+    """Localizing walks each step's result shape: SVD's (u, d, v) are arrays of different ranks."""
+    program = Program((Step("Abs", {"operand": np.array([[3.0, 0], [0, -4]])}, {}),
+                       Step("SVD", {}, {}, chained="a")))
+    outcome, finding, why = fuzz_module._localize(program, get_backend("reference"), get_backend("reference"))
+    assert (outcome, finding, why) == (PROPAGATED, None, "tolerated rounding")
+
+
+def test_a_bug_of_the_fuzzer_is_reported_and_the_search_goes_on(monkeypatch):
+    def broken_judge(program, reference, backend):
+        raise ValueError("setting an array element with a sequence")
+
+    monkeypatch.setattr(fuzz_module, "judge", broken_judge)
+    report = fuzz(3, seed=0, op_names=["Neg"], max_steps=1)
+    assert report.programs == 3 and report.outcomes[SUITE_ERROR] == 3
+    assert all("a bug of the suite, not of the backend" in f.message and "ValueError" in f.message
+               for f in report.findings)

@@ -141,6 +141,12 @@ WRONGLY_TYPED = [
     ("tolerance: exact", "tolerance: exact\nresult: {elem: T}", r"result.elem: unknown key 'elem'"),
     ("tolerance: exact", "tolerance: exact\nsee_also: Sub", r"spec.see_also: expected a list of a string"),
     ("  lhs: {kind: operand", "  1: {kind: operand", r"args.1: argument names are Python identifiers"),
+    ("- name: one", "- name: one\n    implementation_defined: []",
+     r"examples\[0\].implementation_defined: expected an entry id or a list of distinct entry ids, got \[\]"),
+    ("- name: one", "- name: one\n    implementation_defined: [a, a]", r"a list of distinct entry ids, got \['a', 'a'\]"),
+    ("- name: one", "- name: one\n    implementation_defined: [1]", r"a list of distinct entry ids, got \[1\]"),
+    ("- name: one", "- name: one\n    implementation_defined: [nope]",
+     r"example 'one' names unknown implementation_defined 'nope'"),
 ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from backend import etypes
@@ -110,6 +111,16 @@ def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, 
     with np.errstate(all="ignore"):
         mask = ~np.isfinite(lhs) | ~np.isfinite(rhs) | ~np.isfinite(ev(ctx, lhs, rhs)) | (zero == 0)
     return {"complex_special_values": Allowed(mask, {"plain_formula": non_finite_parts})}
+
+
+def _no_nan_encoding(fn: Callable[..., Any], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+    """f4e2m1fn operands whose result is NaN, which the type cannot hold (Div 0 / 0, Rem x % 0, Pow of a
+    negative base to a non-integer power): a zero of either sign."""
+    if lhs.dtype != ml_dtypes.float4_e2m1fn:
+        return {}
+    with np.errstate(all="ignore"):
+        undefined = np.isnan(fn(lhs.astype(np.float64), rhs.astype(np.float64)))
+    return {"no_nan_encoding": Allowed(undefined, {"either_zero": any_zero})}
 
 
 def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
@@ -238,12 +249,13 @@ def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
         return {"division_by_zero": Allowed(zero, {"zero": np.zeros(zero.shape, ctx.shape.numpy_dtype())})}
     return _with_subnormals(ctx, div, lhs, rhs, {**_complex_specials(ctx, div, lhs, rhs, rhs),
                                                  **_complex_zero_sign(ctx, div, lhs, rhs),
-                                                 **_broadcast_divisor_reciprocal(ctx, lhs, rhs)})
+                                                 **_broadcast_divisor_reciprocal(ctx, lhs, rhs),
+                                                 **_no_nan_encoding(np.divide, lhs, rhs)})
 
 
 @implementation_defined("Rem")
 def rem_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
-    return _with_subnormals(ctx, rem, lhs, rhs)
+    return _with_subnormals(ctx, rem, lhs, rhs, _no_nan_encoding(np.fmod, lhs, rhs))
 
 
 # -- Max, Min -----------------------------------------------------------------------------------
@@ -339,7 +351,8 @@ def pow_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Integer exponents of 64 or more: modulo 64 (XLA) or the exact power modulo 2^n."""
     if not _is_int(lhs):
         return _with_subnormals(ctx, pow_, lhs, rhs, {**_complex_specials(ctx, pow_, lhs, rhs, lhs),
-                                                      **_complex_zero_sign(ctx, pow_, lhs, rhs)})
+                                                      **_complex_zero_sign(ctx, pow_, lhs, rhs),
+                                                      **_no_nan_encoding(np.power, lhs, rhs)})
     large = _exponent(rhs) >= (1 << POW_EXPONENT_BITS)
     return {"large_exponent": Allowed(large, {"exact_power": _int_pow(ctx, lhs, rhs, 64)})}
 

@@ -9,6 +9,12 @@ The factors of QR, Eigh, SVD and LU are not unique (column signs or phases, the 
 eigenvalues, pivots between equal magnitudes), so the implementation-defined functions below accept
 any result that satisfies the decomposition's defining identity within a bound on its backward
 error; see ``identity_bound``.
+
+A matrix of the batch that holds a NaN or an infinity (for Eigh: in what it reads) has no factors:
+the identities have no meaning there, the documents say nothing, and LAPACK promises nothing about
+how NaN propagates. The reference gives NaN in every element of such a matrix's QR, QrDecomposition,
+Eigh and SVD results (LU eliminates it in IEEE arithmetic), factors the other matrices as usual, and
+the ``non_finite_input`` entries allow any values there (keeping the structure the op promises).
 """
 
 from __future__ import annotations
@@ -57,8 +63,11 @@ def hermitian_from_triangle(a: np.ndarray, lower: bool) -> np.ndarray:
     """The Hermitian matrix that ``a``'s lower (upper) triangle describes: the other triangle is the
     conjugate mirror, the diagonal's imaginary part is ignored (LAPACK's reading)."""
     tri = np.tril(a, -1) if lower else np.triu(a, 1)
+    h = tri + adjoint(tri)
     diag = np.real(np.diagonal(a, axis1=-2, axis2=-1))
-    return tri + adjoint(tri) + diag[..., None] * np.eye(a.shape[-1], dtype=a.dtype)
+    n = a.shape[-1]
+    h[..., range(n), range(n)] = diag  # set, not diag * I: an infinite diagonal must not put NaN beside it
+    return h
 
 
 def _frobenius(x: np.ndarray) -> np.ndarray:
@@ -81,6 +90,29 @@ def _per_matrix(ok: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: S
         v = ok[..., None, None] if is_matrix else ok[..., None]
         out.append(np.broadcast_to(v, np.shape(x)))
     return tuple(out)
+
+
+def non_finite(a: np.ndarray) -> np.ndarray:
+    """Per matrix of a batch (shape: the batch shape): whether it holds a NaN or an infinity."""
+    return ~np.all(np.isfinite(a), axis=(-2, -1))
+
+
+def finite_part(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(``a`` with its non-finite matrices replaced by zeros, for LAPACK; which matrices those were)."""
+    bad = non_finite(a)
+    return np.where(bad[..., None, None], 0, a), bad
+
+
+def nan_where(bad: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
+    """``outputs`` with every element of the matrices ``bad`` marks set to NaN (complex: NaN parts)."""
+    masks = _per_matrix(bad, outputs, matrix_outputs)
+    return tuple(np.where(m, complex(np.nan, np.nan) if np.iscomplexobj(x) else np.nan, x)
+                 for x, m in zip(outputs, masks))
+
+
+def non_finite_mask(bad: np.ndarray, matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
+    """An Allowed mask, per output, over the results of the matrices ``bad`` marks."""
+    return tuple(bad[..., None, None] if is_matrix else bad[..., None] for is_matrix in matrix_outputs)
 
 
 def leading_phase(columns: np.ndarray) -> np.ndarray:
@@ -150,9 +182,8 @@ def triangle_of(a: np.ndarray, lower: bool, unit_diagonal: bool) -> np.ndarray:
     """The triangular matrix ``a`` describes: its lower (upper) triangle, ones on the diagonal if
     ``unit_diagonal``; the other elements are not read."""
     t = np.tril(a) if lower else np.triu(a)
-    if unit_diagonal:
-        n = a.shape[-1]
-        t = t * (1 - np.eye(n, dtype=t.dtype)) + np.eye(n, dtype=t.dtype)
+    if unit_diagonal:  # set, not t * (1 - I) + I: a non-finite diagonal is not read, so it must not give NaN
+        t = np.where(np.eye(a.shape[-1], dtype=bool), np.ones((), t.dtype), t)
     return t
 
 
@@ -197,13 +228,28 @@ def triangular_solve(ctx: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return x.astype(ctx.shape.numpy_dtype())
 
 
+def reached_by_non_finite(a: np.ndarray, b: np.ndarray, *flags: Any) -> np.ndarray:
+    """The elements of x that a NaN or an infinity of the triangle read or of b reaches, or an overflow
+    (a zero diagonal, say) makes non-finite: the substitution run with every non-finite input made NaN."""
+    with np.errstate(all="ignore"):
+        x = solve_triangular(np.where(np.isfinite(a), a, np.nan), np.where(np.isfinite(b), b, np.nan), *flags)
+    return ~np.isfinite(x)
+
+
+@implementation_defined("TriangularSolve")
+def triangular_solve_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
+    flags = (ctx.attr("left_side"), ctx.attr("lower"), ctx.attr("unit_diagonal"), ctx.attr("transpose_a"))
+    return {"non_finite_input": Allowed(reached_by_non_finite(widen(a), widen(b), *flags), {"any_values": any_value})}
+
+
 # --- QR ----------------------------------------------------------------------------------------
 
 @evaluator("QR")
 def qr(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """LAPACK's Householder QR, then the reference's choice among the factors: R's diagonal real and
     >= 0 (column k of Q and row k of R scaled by a unit number and its conjugate)."""
-    q, r = np.linalg.qr(widen(operand), mode="complete" if ctx.attr("full_matrices") else "reduced")
+    a, bad = finite_part(widen(operand))
+    q, r = np.linalg.qr(a, mode="complete" if ctx.attr("full_matrices") else "reduced")
     k = min(operand.shape[-2], operand.shape[-1])
     diag = np.diagonal(r, axis1=-2, axis2=-1)[..., :k]
     with np.errstate(all="ignore"):
@@ -212,8 +258,10 @@ def qr(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     q[..., :, :k] *= phase[..., None, :]
     r = np.triu(r[..., :, :] * np.concatenate([np.conj(phase), np.ones(r.shape[:-2] + (r.shape[-2] - k,))],
                                              axis=-1)[..., :, None])
+    q, r = nan_where(bad, (q + 0.0, r + 0.0), (True, True))
+    r = np.triu(r)  # NaN on and above the diagonal of a non-finite matrix's r: R stays upper triangular
     q_shape, r_shape = ctx.shape.tuple_shapes()
-    return (q + 0.0).astype(q_shape.numpy_dtype()), (r + 0.0).astype(r_shape.numpy_dtype())  # -0 parts become +0
+    return q.astype(q_shape.numpy_dtype()), r.astype(r_shape.numpy_dtype())  # + 0.0 above: -0 parts become +0
 
 
 def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
@@ -227,7 +275,7 @@ def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
         k = q.shape[-1]
         ok = _batch_ok(q @ r - wide, _frobenius(wide), bound)
         ok &= _batch_ok(adjoint(q) @ q - np.eye(k), np.ones(ok.shape), bound)
-        ok &= np.all(np.tril(r, -1) == 0, axis=(-2, -1))
+        ok &= np.all(np.tril(r, -1) == 0, axis=(-2, -1)) & ~non_finite(wide)
         return _per_matrix(ok, outputs, (True, True))
     return holds
 
@@ -237,12 +285,20 @@ def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
 # LAPACK's Householder form (geqrf / orgqr): H_i = I - tau_i v_i v_i^H with v_i 0 above position i,
 # 1 at i, and the column's elements below the diagonal under it; A = Q R with Q = H_0 H_1 ... H_{k-1}.
 
+def _norm(x: np.ndarray) -> float:
+    """||x||_2 scaled by its largest magnitude, as LAPACK's ?nrm2: no overflow for |x_i| near the type's maximum."""
+    scale = float(np.max(np.abs(x), initial=0.0))
+    if scale == 0 or not math.isfinite(scale):
+        return scale if not np.isnan(x).any() else math.nan
+    return scale * float(np.sqrt(np.sum(np.abs(x / scale) ** 2)))
+
+
 def householder_vector(column: np.ndarray) -> tuple[complex, complex, np.ndarray]:
     """LAPACK's ?larfg on ``column`` = (alpha, x): (beta, tau, v below 1) with H^H (alpha, x) = (beta, 0),
     beta real. No reflection (tau = 0) when x = 0 and alpha is real; else beta = -copysign(||(alpha,
     x)||, Re alpha) (so alpha = +0 gives beta < 0), tau = (beta - alpha) / beta, v = x / (alpha - beta)."""
     alpha, x = column[0], column[1:]
-    xnorm = float(np.sqrt(np.sum(np.abs(x) ** 2)))
+    xnorm = _norm(x)
     if xnorm == 0 and np.imag(alpha) == 0:
         return alpha, 0, np.zeros_like(x)
     beta = -math.copysign(math.hypot(abs(alpha), xnorm), float(np.real(alpha)))
@@ -273,15 +329,19 @@ def householder_product(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
     k = taus.shape[-1]
     q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
     for idx in np.ndindex(*batch):
-        for i in range(k - 1, -1, -1):
-            full = np.concatenate([np.zeros(i, a.dtype), [1], a[idx][i + 1:, i]])
-            q[idx] -= taus[idx + (i,)] * np.outer(full, np.conj(full) @ q[idx])
+        x = q[idx]
+        for i in range(k - 1, -1, -1):  # as orgqr: H_i changes rows i.. of columns i..; column i is e_i - tau_i v_i
+            v, tau = np.concatenate([[1], a[idx][i + 1:, i]]), taus[idx + (i,)]
+            x[i:, i + 1:] -= tau * np.outer(v, np.conj(v) @ x[i:, i + 1:])
+            x[i:, i] = -tau * v
+            x[i, i] = 1 - tau
     return q
 
 
 @evaluator("QrDecomposition")
 def qr_decomposition(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    packed, taus = householder_qr(widen(operand))
+    a, bad = finite_part(widen(operand))
+    packed, taus = nan_where(bad, householder_qr(a), (True, False))
     packed_shape, taus_shape = ctx.shape.tuple_shapes()
     return (packed + 0.0).astype(packed_shape.numpy_dtype()), (taus + 0.0).astype(taus_shape.numpy_dtype())
 
@@ -312,16 +372,30 @@ def householder_qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tupl
     return holds
 
 
+def non_finite_reflectors(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """Per column j of the product: whether a reflector H_i that reaches it (i <= j) has a NaN or an
+    infinity in tau_i or in v_i (a's column i below the diagonal)."""
+    m, n = a.shape[-2], a.shape[-1]
+    k = taus.shape[-1]
+    below = np.tril(np.ones((m, k), bool), -1)
+    bad = ~np.isfinite(taus) | np.any(~np.isfinite(a[..., :, :k]) & below, axis=-2)  # per reflector
+    reaches = np.arange(k)[:, None] <= np.arange(n)[None, :]  # H_i reaches column j when i <= j
+    return np.any(bad[..., :, None] & reaches, axis=-2)
+
+
 @implementation_defined("ProductOfElementaryHouseholderReflectors")
 def product_of_householder_reflectors_outcomes(ctx: Any, a: np.ndarray, taus: np.ndarray) -> dict[str, Allowed]:
     with np.errstate(all="ignore"):
         zeros = householder_product(widen(a), widen(taus)) == 0
-    return {"zero_signs": Allowed(zeros, {"either_sign": zero_of_either_sign})}
+        touched = np.broadcast_to(non_finite_reflectors(widen(a), widen(taus))[..., None, :], a.shape)
+    return {"zero_signs": Allowed(zeros, {"either_sign": zero_of_either_sign}),
+            "non_finite_input": Allowed(touched, {"any_values": any_value})}
 
 
 @implementation_defined("QrDecomposition")
 def qr_decomposition_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
-    return {"reflectors": Allowed(np.True_, {"any_householder_form": Holds(householder_qr_holds(operand))})}
+    return {"reflectors": Allowed(np.True_, {"any_householder_form": Holds(householder_qr_holds(operand))}),
+            "non_finite_input": non_finite_input(widen(operand), (True, False), any_value)}
 
 
 # --- Eigh ---------------------------------------------------------------------------------------
@@ -330,9 +404,10 @@ def qr_decomposition_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowe
 def eigh(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """LAPACK's eigenvectors, each scaled so that its first non-negligible component is real and
     positive (the reference's choice; eigenvalues ascending)."""
-    h = hermitian_from_triangle(widen(a), ctx.attr("lower"))
+    h, bad = finite_part(hermitian_from_triangle(widen(a), ctx.attr("lower")))
     w, v = np.linalg.eigh(h)  # ascending
     v = v * np.conj(leading_phase(v))[..., None, :] + 0.0  # + 0.0: the rescaling's -0 parts become +0
+    v, w = nan_where(bad, (v, w), (True, False))
     v_shape, w_shape = ctx.shape.tuple_shapes()
     return v.astype(v_shape.numpy_dtype()), w.astype(w_shape.numpy_dtype())
 
@@ -342,7 +417,7 @@ def eigh_holds(a: np.ndarray, lower: bool, sort: bool) -> Callable[[Sequence[np.
     describes; w ascending if sorted, and equal to H's eigenvalues within the bound (an eigenvalue
     of a Hermitian matrix moves by at most ||dH||_2 (Weyl), whatever the condition of H)."""
     n = a.shape[-1]
-    h = hermitian_from_triangle(widen(a), lower)
+    h, bad = finite_part(hermitian_from_triangle(widen(a), lower))
     bound = identity_bound(a.dtype, n, n)
     scale = _frobenius(h)
     exact = np.linalg.eigvalsh(h)
@@ -352,7 +427,7 @@ def eigh_holds(a: np.ndarray, lower: bool, sort: bool) -> Callable[[Sequence[np.
         ok = _batch_ok(h @ v - v * w[..., None, :], scale, bound)
         ok &= _batch_ok(adjoint(v) @ v - np.eye(n), np.ones(ok.shape), bound)
         listed = w if sort else np.sort(w, axis=-1)
-        ok &= _batch_ok((listed - exact)[..., None], scale, bound)
+        ok &= _batch_ok((listed - exact)[..., None], scale, bound) & ~bad
         return _per_matrix(ok, outputs, (True, False))
     return holds
 
@@ -365,13 +440,15 @@ def svd(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LAPACK's SVD (d descending), then the reference's choice: each column of U scaled so that its
     first non-negligible component is real and positive, the matching column of V by the same unit
     number (for a non-zero singular value), the other columns of V on their own."""
-    u, d, vh = np.linalg.svd(widen(a), full_matrices=True)
+    clean, bad = finite_part(widen(a))
+    u, d, vh = np.linalg.svd(clean, full_matrices=True)
     v = adjoint(vh)
     k = d.shape[-1]
     u_phase, v_phase = np.conj(leading_phase(u)), np.conj(leading_phase(v))
     paired = d > 1e-8 * np.max(d, axis=-1, keepdims=True, initial=0.0)
     v_phase[..., :k] = np.where(paired, u_phase[..., :k], v_phase[..., :k])
     u, v = u * u_phase[..., None, :], v * v_phase[..., None, :]
+    u, d, v = nan_where(bad, (u, d, v), (True, False, True))
     u_shape, d_shape, v_shape = ctx.shape.tuple_shapes()
     return ((u + 0.0).astype(u_shape.numpy_dtype()), d.astype(d_shape.numpy_dtype()),  # -0 parts become +0
             (v + 0.0).astype(v_shape.numpy_dtype()))
@@ -385,7 +462,8 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
     wide = widen(a)
     bound = identity_bound(a.dtype, m, n)
     scale = _frobenius(wide)
-    exact = np.linalg.svd(wide, compute_uv=False)
+    clean, bad = finite_part(wide)
+    exact = np.linalg.svd(clean, compute_uv=False)
 
     def holds(outputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         u, d, v = widen(np.asarray(outputs[0])), np.asarray(outputs[1]).astype(np.float64), widen(np.asarray(outputs[2]))
@@ -393,7 +471,7 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
         ok &= _batch_ok(adjoint(u) @ u - np.eye(m), np.ones(ok.shape), bound)
         ok &= _batch_ok(adjoint(v) @ v - np.eye(n), np.ones(ok.shape), bound)
         ok &= _batch_ok((d - exact)[..., None], scale, bound)
-        ok &= np.all((d >= 0) & (np.diff(d, axis=-1, prepend=np.inf) <= 0), axis=-1)
+        ok &= np.all((d >= 0) & (np.diff(d, axis=-1, prepend=np.inf) <= 0), axis=-1) & ~bad
         return _per_matrix(ok, outputs, (True, False, True))
     return holds
 
@@ -450,6 +528,21 @@ def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
     return perm
 
 
+def valid_pivoting(pivots: np.ndarray, perm: np.ndarray, m: int) -> np.ndarray:
+    """Per matrix: every pivot a row (0 <= p < m) and ``perm`` the permutation those row swaps make."""
+    valid = np.all((pivots >= 0) & (pivots < m), axis=-1) & np.all(np.sort(perm, axis=-1) == np.arange(m), axis=-1)
+    safe_pivots = np.where((pivots >= 0) & (pivots < m), pivots, 0)
+    return valid & np.all(permutation_of(safe_pivots, m) == perm, axis=-1)
+
+
+def lu_pivoting_holds(m: int) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
+    """Any packed factors, with pivots and permutation a valid pivoting (LU of a non-finite matrix)."""
+    def holds(outputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        ok = valid_pivoting(np.asarray(outputs[1]), np.asarray(outputs[2]), m)
+        return _per_matrix(ok, outputs, (True, False, False))
+    return holds
+
+
 def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
     """P A = L U with P the permutation both ``pivots`` (as swaps) and ``permutation`` describe, L
     unit lower triangular with |L| <= 1 (partial pivoting; sqrt 2 for complex, where the magnitude
@@ -462,10 +555,7 @@ def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
     def holds(outputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         packed, pivots, perm = widen(np.asarray(outputs[0])), np.asarray(outputs[1]), np.asarray(outputs[2])
         batch = perm.shape[:-1]
-        valid = np.all((pivots >= 0) & (pivots < m), axis=-1) & np.all(
-            np.sort(perm, axis=-1) == np.arange(m), axis=-1)
-        safe_pivots = np.where((pivots >= 0) & (pivots < m), pivots, 0)
-        ok = valid & np.all(permutation_of(safe_pivots, m) == perm, axis=-1)
+        ok = valid_pivoting(pivots, perm, m)
         low, up = unpack_lu(packed)
         rows = np.take_along_axis(wide, np.where(ok[..., None], perm, np.arange(m))[..., None].astype(np.int64),
                                   axis=-2) if m else wide
@@ -482,22 +572,40 @@ def lu_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
 # Every element of a decomposition's result is free within its identity: the other outcome accepts
 # any outputs that satisfy it together (judged on the whole tuple result).
 
+def zero_below_diagonal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Any value on and above the diagonal, zero below it (an R factor's structure)."""
+    n, m = actual.shape[-2], actual.shape[-1]
+    return np.broadcast_to(~np.tril(np.ones((n, m), bool), -1), actual.shape) | (actual == 0)
+
+
+def non_finite_input(a: np.ndarray, matrix_outputs: Sequence[bool], outcome: Any) -> Allowed:
+    """The ``non_finite_input`` entry: ``outcome`` allowed in every result element of the matrices of
+    ``a`` (the matrices the op reads) that hold a NaN or an infinity."""
+    return Allowed(non_finite_mask(non_finite(a), matrix_outputs), {"any_values": outcome})
+
+
 @implementation_defined("QR")
 def qr_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
-    return {"factors": Allowed(np.True_, {"any_factors": Holds(qr_holds(operand))})}
+    return {"factors": Allowed(np.True_, {"any_factors": Holds(qr_holds(operand))}),
+            "non_finite_input": non_finite_input(widen(operand), (True, True), (any_value, zero_below_diagonal))}
 
 
 @implementation_defined("Eigh")
 def eigh_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
     holds = eigh_holds(a, ctx.attr("lower"), ctx.attr("sort_eigenvalues"))
-    return {"factors": Allowed(np.True_, {"any_factors": Holds(holds)})}
+    return {"factors": Allowed(np.True_, {"any_factors": Holds(holds)}),
+            "non_finite_input": non_finite_input(hermitian_from_triangle(widen(a), ctx.attr("lower")), (True, False),
+                                                 any_value)}
 
 
 @implementation_defined("SVD")
 def svd_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
-    return {"factors": Allowed(np.True_, {"any_factors": Holds(svd_holds(a))})}
+    return {"factors": Allowed(np.True_, {"any_factors": Holds(svd_holds(a))}),
+            "non_finite_input": non_finite_input(widen(a), (True, False, True), any_value)}
 
 
 @implementation_defined("LU")
 def lu_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
-    return {"pivoting": Allowed(np.True_, {"any_pivoting": Holds(lu_holds(operand))})}
+    return {"pivoting": Allowed(np.True_, {"any_pivoting": Holds(lu_holds(operand))}),
+            "non_finite_input": non_finite_input(widen(operand), (True, False, False),
+                                                 Holds(lu_pivoting_holds(operand.shape[-2])))}

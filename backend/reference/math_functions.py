@@ -145,9 +145,11 @@ def reciprocal(ctx: Any, operand: Array) -> Array:
 
 @implementation_defined("Reciprocal")
 def reciprocal_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
-    """Div's outcomes for 1 / x; no broadcast divisor (1 * round(1 / y) is round(1 / y))."""
+    """Div's outcomes for 1 / x; no broadcast divisor (1 * round(1 / y) is round(1 / y)), and no NaN to
+    encode in f4e2m1fn (1 / x is NaN only for a NaN x, which f4e2m1fn cannot hold)."""
     table = binary.div_outcomes(ctx, _one_like(operand), operand)
     table.pop("broadcast_divisor_reciprocal", None)
+    table.pop("no_nan_encoding", None)
     return table
 
 

@@ -32,6 +32,28 @@ def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray
     return dot_general_einsum(a, b, ctx.attr("dimension_numbers"), ctx.shape.numpy_dtype())
 
 
+def _non_finite(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """An infinity of either sign or NaN."""
+    return ~np.isfinite(actual.astype(np.float64))
+
+
+@implementation_defined("ScaledDot")
+def scaled_dot_outcomes(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
+                        ) -> dict[str, Allowed]:
+    """Elements that may overflow the accumulation type (f32; f64 for an f64 result) in some order: the sum
+    of their products' magnitudes exceeds its largest value, or a dequantized operand element does."""
+    out = ctx.shape.numpy_dtype()
+    largest = float(np.finfo(np.float64 if out == np.float64 else np.float32).max)
+    dn = ctx.attr("dimension_numbers")
+    with np.errstate(all="ignore"):
+        a = np.abs(lhs.astype(np.float64) * expand_scale(lhs_scale, lhs.shape))
+        b = np.abs(rhs.astype(np.float64) * expand_scale(rhs_scale, rhs.shape))
+        magnitude = dot_general_einsum(a, b, dn, np.float64)
+        beyond = (dot_general_einsum((a > largest).astype(np.float64), np.ones(b.shape), dn, np.float64)
+                  + dot_general_einsum(np.ones(a.shape), (b > largest).astype(np.float64), dn, np.float64))
+    return {"accumulation_overflow": Allowed((magnitude > largest) | (beyond > 0), {"non_finite": _non_finite})}
+
+
 def group_bounds(group_sizes: np.ndarray, signed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) of each group along the ragged dimension, shape ``[prefix..., g]``:
     groups follow each other from 0; a negative size counts as 0 (implementation-defined), or, with

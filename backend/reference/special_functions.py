@@ -68,13 +68,17 @@ def _gamma_sample_derivative(a: float, x: float) -> float:
       x * int_0^1 s^(a-1) e^(x (1-s)) (psi(a) - ln(x s)) ds;
     above it, with t = x + u (the upper incomplete gamma side):
       int_0^inf (1 + u/x)^(a-1) e^(-u) (ln(x + u) - psi(a)) du.
-    The second form holds for every x > 0; the first is more accurate below the mode. Both are
-    free of overflow for the moderate arguments of the specs and lose no digits to cancellation
-    (the integrands keep one sign over most of the range).
+    The second form holds for every x > 0; the first is more accurate below the mode. Both keep
+    their exponentials in one piece, which stays below 1 away from the mode (no overflow for large
+    a and x), and lose no digits to cancellation (the integrands keep one sign over most of the range).
     """
     psi = float(sc.psi(a))
+    if x <= a + 1 and a >= 2:  # s^(a-1) e^(x (1-s)) as one exponential: each factor alone overflows for large x
+        def scaled(s: float) -> float:
+            return float(np.exp((a - 1) * math.log(s) + x * (1 - s))) * (psi - math.log(x * s)) if s > 0 else 0.0
+        return x * _quad(scaled, 0.0, 1.0)
     if x <= a + 1 and a > 1e-6:  # (a tiny: s^(a-1) is too close to 1/s for the weighted rule; the tail form holds)
-        def growth(s: float) -> float:
+        def growth(s: float) -> float:  # x <= a + 1 < 3 here: no overflow
             return float(np.exp(x * (1 - s)))
         plain = _quad(growth, 0.0, 1.0, weight="alg", wvar=(a - 1, 0))
         log_weighted = _quad(growth, 0.0, 1.0, weight="alg-loga", wvar=(a - 1, 0))
@@ -85,9 +89,42 @@ def _gamma_sample_derivative(a: float, x: float) -> float:
     return _quad(tail, 0.0, math.inf)
 
 
+def _log1pmx(t: float) -> float:
+    """log(1 + t) - t for |t| < 1/4, without the cancellation near t = 0 (the series)."""
+    total, power, k = 0.0, t * t, 2
+    while abs(power) > 1e-18 * abs(total) or k == 2:
+        total += (-1) ** (k + 1) * power / k
+        power *= t
+        k += 1
+    return total
+
+
+#: Stirling's series of ln Gamma(a) - ((a - 1/2) ln a - a + ln(2 pi) / 2): coefficients of a^-1, a^-3, ...
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360)
+
+
+def _log_gamma_density(a: float, x: float) -> float:
+    """ln(x^(a-1) e^(-x) / Gamma(a)) for a > 0, x > 0. For a >= 10 by Stirling's series around x = a,
+    a log1pmx((x - a) / a) + ln(a) / 2 - ln x - ln(2 pi) / 2 - sum c_k a^-(2k-1): the direct
+    (a - 1) ln x - x - ln Gamma(a) subtracts terms of size a ln a and keeps only ~eps a ln a of the result."""
+    if a < 10:
+        return (a - 1) * math.log(x) - x - float(sc.gammaln(a))
+    correction = sum(c * a ** -(2 * k + 1) for k, c in enumerate(_STIRLING))
+    t, ratio = (x - a) / a, x / a
+    if abs(t) < 0.25:
+        core = a * _log1pmx(t)
+    elif t > -1:  # this far from x = a, log1p(t) - t loses few digits
+        core = a * (math.log1p(t) - t)
+    elif ratio > 0:  # t rounds to -1 (x tiny beside a)
+        core = a * math.log(ratio) - (x - a)
+    else:  # x / a underflows: the density does too
+        return -math.inf
+    return core + 0.5 * math.log(a) - math.log(x) - 0.5 * math.log(2 * math.pi) - correction
+
+
 def _gamma_density(a: Array, x: Array) -> Array:
-    """dP/dx = x^(a-1) e^(-x) / Gamma(a)."""
-    return np.exp((a - 1) * np.log(x) - x - sc.gammaln(a))
+    """dP/dx = x^(a-1) e^(-x) / Gamma(a), element by element (finite a > 0, x > 0)."""
+    return np.vectorize(lambda a_, x_: math.exp(_log_gamma_density(float(a_), float(x_))), otypes=[np.float64])(a, x)
 
 
 def _gamma_derivative(a: Array, x: Array, scale: Callable[[Array, Array], Array]) -> Array:
