@@ -65,7 +65,9 @@ def _gamma_sample_derivative(a: float, x: float) -> float:
     """d x / d a at fixed P(a, x): -(dP/da) / (dP/dx), for finite a > 0, x > 0.
 
     With t = x s below the mode-ish point (x <= a + 1):
-      x * int_0^1 s^(a-1) e^(x (1-s)) (psi(a) - ln(x s)) ds;
+      x * int_0^1 s^(a-1) e^(x (1-s)) (psi(a) - ln(x s)) ds,
+    for a >= 2 with s = e^(-w / (a-1)) (the weight s^(a-1) becomes e^-w, whatever the size of a):
+      x / (a-1) * int_0^inf e^(-w + x (1 - s) - w / (a-1)) (psi(a) - ln x + w / (a-1)) dw;
     above it, with t = x + u (the upper incomplete gamma side):
       int_0^inf (1 + u/x)^(a-1) e^(-u) (ln(x + u) - psi(a)) du.
     The second form holds for every x > 0; the first is more accurate below the mode. Both keep
@@ -73,10 +75,11 @@ def _gamma_sample_derivative(a: float, x: float) -> float:
     a and x), and lose no digits to cancellation (the integrands keep one sign over most of the range).
     """
     psi = float(sc.psi(a))
-    if x <= a + 1 and a >= 2:  # s^(a-1) e^(x (1-s)) as one exponential: each factor alone overflows for large x
-        def scaled(s: float) -> float:
-            return float(np.exp((a - 1) * math.log(s) + x * (1 - s))) * (psi - math.log(x * s)) if s > 0 else 0.0
-        return x * _quad(scaled, 0.0, 1.0)
+    if x <= a + 1 and a >= 2:  # s = e^(-w / (a-1)): s^(a-1) = e^-w, so the spike of width 1/a at s = 1 spreads out
+        def spread(w: float) -> float:
+            v = w / (a - 1)
+            return math.exp(-w - x * math.expm1(-v) - v) * (psi - math.log(x) + v)
+        return x / (a - 1) * _quad(spread, 0.0, math.inf)
     if x <= a + 1 and a > 1e-6:  # (a tiny: s^(a-1) is too close to 1/s for the weighted rule; the tail form holds)
         def growth(s: float) -> float:  # x <= a + 1 < 3 here: no overflow
             return float(np.exp(x * (1 - s)))
@@ -122,30 +125,51 @@ def _log_gamma_density(a: float, x: float) -> float:
     return core + 0.5 * math.log(a) - math.log(x) - 0.5 * math.log(2 * math.pi) - correction
 
 
-def _gamma_density(a: Array, x: Array) -> Array:
-    """dP/dx = x^(a-1) e^(-x) / Gamma(a), element by element (finite a > 0, x > 0)."""
-    return np.vectorize(lambda a_, x_: math.exp(_log_gamma_density(float(a_), float(x_))), otypes=[np.float64])(a, x)
+def _small_x_bracket(a: float, x: float) -> float:
+    """dP/da / (x^a / Gamma(a + 1)) for 0 < x <= 1, from the series gamma(a, x) = x^a sum_k (-x)^k / (k! (a + k)):
+    (ln x - psi(a + 1)) + (a (ln x - psi(a + 1)) + 1) S1 - a S2 with S1 = sum_{k>=1} (-x)^k / (k! (a + k)) and
+    S2 = sum_{k>=1} (-x)^k / (k! (a + k)^2). The k = 0 terms (1/a and 1/a^2) are taken out by psi(a) + 1/a =
+    psi(a + 1), so a tiny a (1e-38) loses nothing to cancellation, where the quadratures see a scale of x."""
+    s1 = s2 = 0.0
+    term, k = 1.0, 1
+    while True:
+        term *= -x / k
+        s1, s2 = s1 + term / (a + k), s2 + term / (a + k) ** 2
+        if abs(term) < 1e-18 * max(abs(s1), 1e-300) or k > 200:
+            break
+        k += 1
+    lead = math.log(x) - float(sc.psi(a + 1))
+    return lead + (a * lead + 1) * s1 - a * s2
 
 
-def _gamma_derivative(a: Array, x: Array, scale: Callable[[Array, Array], Array]) -> Array:
-    """``_gamma_sample_derivative`` times ``scale`` elementwise; 0 at x = 0, NaN outside a > 0, x >= 0 finite."""
+def _dp_da_and_dx_da(a: float, x: float) -> tuple[float, float]:
+    """(dP/da, dx/da at fixed P) for finite a > 0, x > 0: the series for x <= 1, else the quadrature with
+    dP/da = -(dx/da) dP/dx."""
+    if x <= 1:
+        bracket = _small_x_bracket(a, x)
+        return math.exp(a * math.log(x) - float(sc.gammaln(a + 1))) * bracket, -x * math.exp(x) / a * bracket
+    dx_da = _gamma_sample_derivative(a, x)
+    return -dx_da * math.exp(_log_gamma_density(a, x)), dx_da
+
+
+def _gamma_derivative(a: Array, x: Array, which: int) -> Array:
+    """Element by element, dP/da (``which`` 0) or dx/da (1); 0 at x = 0, NaN outside a > 0, x >= 0 finite."""
     a, x = np.broadcast_arrays(a, x)
     out = np.full(a.shape, np.nan)
     inside = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    for index in np.ndindex(a.shape):
-        if inside[index]:
-            out[index] = _gamma_sample_derivative(float(a[index]), float(x[index]))
-    out = np.where(inside, out * scale(np.where(inside, a, 1.0), np.where(inside, x, 1.0)), out)
+    with np.errstate(all="ignore"):
+        for index in np.ndindex(a.shape):
+            if inside[index]:
+                out[index] = _dp_da_and_dx_da(float(a[index]), float(x[index]))[which]
     return np.where((x == 0) & (a > 0), 0.0, out)
 
 
 def _random_gamma_grad(a: Array, x: Array) -> Array:
-    return _gamma_derivative(a, x, lambda a_, x_: np.ones_like(a_))
+    return _gamma_derivative(a, x, 1)
 
 
 def _igamma_grad_a(a: Array, x: Array) -> Array:
-    """dP/da = -(dx/da) * dP/dx."""
-    return _gamma_derivative(a, x, lambda a_, x_: -_gamma_density(a_, x_))
+    return _gamma_derivative(a, x, 0)
 
 
 def _zeta(x: Array, q: Array) -> Array:
