@@ -8,8 +8,8 @@ import numpy as np
 
 from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed
-from backend.reference.linear_algebra import dot_general_einsum
+from backend.reference.allowed import Allowed, non_finite
+from backend.reference.linear_algebra import accumulation_may_overflow, dot_general_einsum, finite_magnitude
 from backend.rules.linear_algebra import free_dimensions
 from backend.rules.scaled_dots import BATCH, CONTRACTING, ragged_mode
 
@@ -32,26 +32,23 @@ def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray
     return dot_general_einsum(a, b, ctx.attr("dimension_numbers"), ctx.shape.numpy_dtype())
 
 
-def _non_finite(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """An infinity of either sign or NaN."""
-    return ~np.isfinite(actual.astype(np.float64))
-
-
 @implementation_defined("ScaledDot")
 def scaled_dot_outcomes(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
                         ) -> dict[str, Allowed]:
-    """Elements that may overflow the accumulation type (f32; f64 for an f64 result) in some order: the sum
-    of their products' magnitudes exceeds its largest value, or a dequantized operand element does."""
-    out = ctx.shape.numpy_dtype()
-    largest = float(np.finfo(np.float64 if out == np.float64 else np.float32).max)
+    """``accumulation_overflow`` as for DotGeneral, in the type XLA dequantizes and accumulates in (f32; f64
+    for an f64 result), and also where a dequantized operand element is beyond that type's range."""
+    accumulate = np.dtype(np.float64 if ctx.shape.numpy_dtype() == np.float64 else np.float32)
     dn = ctx.attr("dimension_numbers")
     with np.errstate(all="ignore"):
-        a = np.abs(lhs.astype(np.float64) * expand_scale(lhs_scale, lhs.shape))
-        b = np.abs(rhs.astype(np.float64) * expand_scale(rhs_scale, rhs.shape))
-        magnitude = dot_general_einsum(a, b, dn, np.float64)
-        beyond = (dot_general_einsum((a > largest).astype(np.float64), np.ones(b.shape), dn, np.float64)
-                  + dot_general_einsum(np.ones(a.shape), (b > largest).astype(np.float64), dn, np.float64))
-    return {"accumulation_overflow": Allowed((magnitude > largest) | (beyond > 0), {"non_finite": _non_finite})}
+        a = finite_magnitude(lhs.astype(np.float64) * expand_scale(lhs_scale, lhs.shape))
+        b = finite_magnitude(rhs.astype(np.float64) * expand_scale(rhs_scale, rhs.shape))
+    bound = dot_general_einsum(a, b, dn, np.dtype(np.float64))
+    beyond = (dot_general_einsum(accumulation_may_overflow(a, accumulate).astype(np.float64), np.ones(b.shape), dn,
+                                 np.dtype(np.float64))
+              + dot_general_einsum(np.ones(a.shape), accumulation_may_overflow(b, accumulate).astype(np.float64), dn,
+                                   np.dtype(np.float64)))
+    return {"accumulation_overflow": Allowed(accumulation_may_overflow(bound, accumulate) | (beyond > 0),
+                                             {"non_finite": non_finite})}
 
 
 def group_bounds(group_sizes: np.ndarray, signed: bool = False) -> tuple[np.ndarray, np.ndarray]:
