@@ -204,6 +204,20 @@ SETTLED = {
         Program((Step("IgammaGradA", {"a": np.array([3.3895313892515355e38, 2080, 1e-30], ml_dtypes.bfloat16),
                                       "x": np.array([0.0, 1e-30, 1e-30], ml_dtypes.bfloat16)}, {}),)),
         None),
+    # Spec fix (BatchNormGrad: implementation_defined non_finite_feature, zero_sign), from the search with seed 2024.
+    "batch_norm_grad_extremes": (
+        Program((Step("BatchNormGrad", {
+            "operand": np.array([20594.88076866403, 11373.120839785834, -1.7976931348623157e308, 6202.373931378052,
+                                 7109.952976849712, -5e-324]),
+            "scale": np.array([-1644.138010308777, 1.7976931348623157e308, -6328.394210539028, 0.0,
+                               13492.736068612321, 28337.456840095423]),
+            "batch_mean": np.array([-np.inf, -15475.23035520273, -5044.383858161732, 5e-324, -4845.064839404915,
+                                    -10734.95739210323]),
+            "batch_var": np.array([13213.264074615283, 1271.7465881352841, 1012.9561941828354, -486.37745039250683,
+                                   -5e-324, 1.7976931348623157e308]),
+            "grad_output": np.array([-1548.4183469498896, np.nan, 32848.76020964892, 5133.4860871860665, -0.0,
+                                     -11539.067969726171])}, {"epsilon": 1.0, "feature_index": 0}),)),
+        None),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
@@ -218,6 +232,9 @@ XLA_DEPARTURES = {
     # Abs(Square(-94 as s8)) = Abs(-124) = 124 (two's complement; each op alone is right), XLA gives -124.
     "abs_of_a_wrapped_square": Program((Step("Square", {"operand": np.array([-94, 78, 16], np.int8)}, {}),
                                         Step("Abs", {}, {}, chained="operand"))),
+    # Zeta(x, q) = q^-x + ... is +inf for x = 3.86e306, q = 0.46 (every term overflows); XLA gives NaN.
+    "zeta_of_a_huge_power": Program((Step("Zeta", {"x": np.array([3.861305627562284e306]),
+                                                   "q": np.array([0.4602707890790996])}, {}),)),
     # RandomGammaGrad above the mode: mpmath (through the upper incomplete gamma, 60 digits) 1.32287277, XLA in f32
     # 1.3231372, 2e-4 relative off.
     "random_gamma_grad_above_the_mode": Program((Step("RandomGammaGrad", {"a": np.array([4302.9609375], np.float32),

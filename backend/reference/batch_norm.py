@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from backend.reference import evaluator
+from backend.reference import evaluator, implementation_defined
+from backend.reference.allowed import Allowed, non_finite, zero_of_either_sign
 from backend.reference.elementwise import widen
 
 
@@ -72,3 +73,30 @@ def batch_norm_grad(ctx: Any, operand: np.ndarray, scale: np.ndarray, batch_mean
         grad_offset = per_feature_sum(dy, fi)
     dtype = operand.dtype
     return grad_operand.astype(dtype), grad_scale.astype(dtype), grad_offset.astype(dtype)
+
+
+def feature_holds_non_finite(x: np.ndarray, feature_index: int) -> np.ndarray:
+    """Per feature: whether its slice of ``x`` (a per-feature vector: its element) is NaN or infinite."""
+    bad = ~np.isfinite(widen(x))
+    return bad if x.ndim == 1 else per_feature_sum(bad, feature_index) > 0
+
+
+@implementation_defined("BatchNormGrad")
+def batch_norm_grad_outcomes(ctx: Any, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
+                             batch_var: np.ndarray, grad_output: np.ndarray) -> dict[str, Allowed]:
+    """``non_finite_feature``: per output, the features whose inputs to that output hold a NaN or an infinity or
+    whose result overflows; ``zero_sign``: zero results."""
+    fi = ctx.attr("feature_index")
+    grad_operand, grad_scale, grad_offset = batch_norm_grad(ctx, operand, scale, batch_mean, batch_var, grad_output)
+    with np.errstate(all="ignore"):
+        dy = feature_holds_non_finite(grad_output, fi)
+        centered = dy | feature_holds_non_finite(operand, fi) | feature_holds_non_finite(batch_mean, fi) \
+            | feature_holds_non_finite(batch_var, fi)
+        offset_mask = dy | ~np.isfinite(widen(grad_offset))
+        scale_mask = centered | ~np.isfinite(widen(grad_scale))
+        operand_mask = scale_mask | offset_mask | feature_holds_non_finite(scale, fi) \
+            | feature_holds_non_finite(grad_operand, fi)
+    masks = (along_feature(operand_mask, operand.ndim, fi) > 0, scale_mask, offset_mask)
+    return {"non_finite_feature": Allowed(masks, {"non_finite": non_finite}),
+            "zero_sign": Allowed(tuple(out == 0 for out in (grad_operand, grad_scale, grad_offset)),
+                                 {"either_sign": zero_of_either_sign})}
