@@ -194,6 +194,15 @@ def zero_parts_flipped(z: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def no_nan_encoding(fn: Callable[..., np.ndarray], *operands: np.ndarray) -> Allowed:
+    """The ``no_nan_encoding`` entry: f4e2m1fn operands whose result ``fn`` gives (in float64) is NaN, which
+    f4e2m1fn cannot hold; a zero of either sign there. No element for other types."""
+    if operands[0].dtype != ml_dtypes.float4_e2m1fn:
+        return Allowed(np.zeros(np.broadcast_shapes(*(np.shape(x) for x in operands)), bool), {"either_zero": any_zero})
+    with np.errstate(all="ignore"):
+        return Allowed(np.isnan(fn(*(x.astype(np.float64) for x in operands))), {"either_zero": any_zero})
+
+
 def any_value(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Every value of the element type."""
     return np.ones(np.shape(actual), bool)

@@ -96,7 +96,7 @@ def batch_norm_grad_outcomes(ctx: Any, operand: np.ndarray, scale: np.ndarray, b
         scale_mask = centered | ~np.isfinite(widen(grad_scale))
         operand_mask = scale_mask | offset_mask | feature_holds_non_finite(scale, fi) \
             | feature_holds_non_finite(grad_operand, fi)
-    masks = (along_feature(operand_mask, operand.ndim, fi) > 0, scale_mask, offset_mask)
+    masks = (along_feature(operand_mask, operand.ndim, fi), scale_mask, offset_mask)
     return {"non_finite_feature": Allowed(masks, {"non_finite": non_finite}),
             "zero_sign": Allowed(tuple(out == 0 for out in (grad_operand, grad_scale, grad_offset)),
                                  {"either_sign": zero_of_either_sign})}

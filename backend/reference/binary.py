@@ -20,7 +20,14 @@ import numpy as np
 
 from backend import etypes
 from backend.reference import evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_zero, non_finite_parts, subnormal_outcomes, zero_parts_flipped
+from backend.reference.allowed import (
+    Allowed,
+    any_zero,
+    no_nan_encoding,
+    non_finite_parts,
+    subnormal_outcomes,
+    zero_parts_flipped,
+)
 from backend.reference.elementwise import in_wide_precision
 
 Masks = dict[str, np.ndarray]
@@ -115,12 +122,8 @@ def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, 
 
 def _no_nan_encoding(fn: Callable[..., Any], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """f4e2m1fn operands whose result is NaN, which the type cannot hold (Div 0 / 0, Rem x % 0, Pow of a
-    negative base to a non-integer power): a zero of either sign."""
-    if lhs.dtype != ml_dtypes.float4_e2m1fn:
-        return {}
-    with np.errstate(all="ignore"):
-        undefined = np.isnan(fn(lhs.astype(np.float64), rhs.astype(np.float64)))
-    return {"no_nan_encoding": Allowed(undefined, {"either_zero": any_zero})}
+    negative base to a non-integer power): a zero of either sign. Other types have no such entry."""
+    return {"no_nan_encoding": no_nan_encoding(fn, lhs, rhs)} if lhs.dtype == ml_dtypes.float4_e2m1fn else {}
 
 
 def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:

@@ -83,36 +83,32 @@ def _batch_ok(residual: np.ndarray, scale: np.ndarray, bound: float) -> np.ndarr
         return worst <= bound * np.maximum(scale, np.finfo(np.float64).tiny)
 
 
+def per_matrix_masks(per_matrix: np.ndarray, matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
+    """Per-matrix flags (shape: the batch shape) shaped to broadcast over each output (matrix outputs have two
+    minor dimensions, vectors one)."""
+    return tuple(per_matrix[..., None, None] if is_matrix else per_matrix[..., None] for is_matrix in matrix_outputs)
+
+
 def _per_matrix(ok: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
-    """Per-matrix verdicts spread over each output (matrix outputs have two minor dimensions, vectors one)."""
-    out = []
-    for x, is_matrix in zip(outputs, matrix_outputs):
-        v = ok[..., None, None] if is_matrix else ok[..., None]
-        out.append(np.broadcast_to(v, np.shape(x)))
-    return tuple(out)
+    """Per-matrix verdicts spread over each output."""
+    return tuple(np.broadcast_to(m, np.shape(x)) for m, x in zip(per_matrix_masks(ok, matrix_outputs), outputs))
 
 
-def non_finite(a: np.ndarray) -> np.ndarray:
+def non_finite_matrices(a: np.ndarray) -> np.ndarray:
     """Per matrix of a batch (shape: the batch shape): whether it holds a NaN or an infinity."""
     return ~np.all(np.isfinite(a), axis=(-2, -1))
 
 
 def finite_part(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(``a`` with its non-finite matrices replaced by zeros, for LAPACK; which matrices those were)."""
-    bad = non_finite(a)
+    bad = non_finite_matrices(a)
     return np.where(bad[..., None, None], 0, a), bad
 
 
 def nan_where(bad: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
     """``outputs`` with every element of the matrices ``bad`` marks set to NaN (complex: NaN parts)."""
-    masks = _per_matrix(bad, outputs, matrix_outputs)
     return tuple(np.where(m, complex(np.nan, np.nan) if np.iscomplexobj(x) else np.nan, x)
-                 for x, m in zip(outputs, masks))
-
-
-def non_finite_mask(bad: np.ndarray, matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
-    """An Allowed mask, per output, over the results of the matrices ``bad`` marks."""
-    return tuple(bad[..., None, None] if is_matrix else bad[..., None] for is_matrix in matrix_outputs)
+                 for x, m in zip(outputs, per_matrix_masks(bad, matrix_outputs)))
 
 
 def leading_phase(columns: np.ndarray) -> np.ndarray:
@@ -275,7 +271,7 @@ def qr_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray
         k = q.shape[-1]
         ok = _batch_ok(q @ r - wide, _frobenius(wide), bound)
         ok &= _batch_ok(adjoint(q) @ q - np.eye(k), np.ones(ok.shape), bound)
-        ok &= np.all(np.tril(r, -1) == 0, axis=(-2, -1)) & ~non_finite(wide)
+        ok &= np.all(np.tril(r, -1) == 0, axis=(-2, -1)) & ~non_finite_matrices(wide)  # inf <= inf x bound
         return _per_matrix(ok, outputs, (True, True))
     return holds
 
@@ -581,7 +577,7 @@ def zero_below_diagonal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 def non_finite_input(a: np.ndarray, matrix_outputs: Sequence[bool], outcome: Any) -> Allowed:
     """The ``non_finite_input`` entry: ``outcome`` allowed in every result element of the matrices of
     ``a`` (the matrices the op reads) that hold a NaN or an infinity."""
-    return Allowed(non_finite_mask(non_finite(a), matrix_outputs), {"any_values": outcome})
+    return Allowed(per_matrix_masks(non_finite_matrices(a), matrix_outputs), {"any_values": outcome})
 
 
 @implementation_defined("QR")

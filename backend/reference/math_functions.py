@@ -18,7 +18,7 @@ import numpy as np
 import scipy.special
 
 from backend.reference import binary, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_zero, negative_zero
+from backend.reference.allowed import Allowed, negative_zero, no_nan_encoding
 from backend.reference.elementwise import in_wide_precision
 from backend.reference.unary import float_outcomes
 
@@ -108,9 +108,7 @@ def _outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array],
             on_cut, moved = _BRANCH_CUTS[name]
             out["branch_cut_sign"] = Allowed(on_cut(operand), {"plus_zero_side": ev(ctx, moved(operand))})
         if name in _NO_NAN_ENCODING and result.dtype == ml_dtypes.float4_e2m1fn:
-            with np.errstate(invalid="ignore"):
-                wide = operand.astype(np.float64)
-                out["no_nan_encoding"] = Allowed(np.isnan(fn(wide)) & ~np.isnan(wide), {"either_zero": any_zero})
+            out["no_nan_encoding"] = no_nan_encoding(fn, operand)
         if name == "Asinh":
             out["constant_folded_zero_sign"] = Allowed(negative_zero(operand),
                                                        {"positive_zero": np.zeros(operand.shape, result.dtype)})

@@ -20,6 +20,7 @@ from backend.reference.allowed import (
     Allowed,
     any_zero,
     nan_of,
+    no_nan_encoding,
     non_finite_parts,
     subnormal_outcomes,
     zero_parts_of_either_sign,
@@ -209,13 +210,7 @@ COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", 
 
 def _no_nan_encoding(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Allowed]:
     """f4e2m1fn operands where the function is undefined (a NaN, which the type cannot hold): a zero of either sign."""
-    def outcome(ctx: Any, operand: Array) -> Allowed:
-        if operand.dtype != ml_dtypes.float4_e2m1fn:
-            return Allowed(np.zeros(operand.shape, bool), {"either_zero": any_zero})
-        with np.errstate(invalid="ignore", divide="ignore"):
-            wide = operand.astype(np.float64)
-            return Allowed(np.isnan(fn(wide)) & ~np.isnan(wide), {"either_zero": any_zero})
-    return outcome
+    return lambda ctx, operand: no_nan_encoding(fn, operand)
 
 
 _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
