@@ -33,10 +33,10 @@ import jax
 import numpy as np
 
 import specs
-from backend.backends import check_computation
-from backend.builder import XlaComputation
 from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
-from backend.host_io import HOST_IO_OPCODES
+from backend.hlo.graph import XlaComputation
+from backend.runtime.host_io import HOST_IO_OPCODES
+from backend.runtime.protocol import check_computation
 
 #: The platforms ``export`` lowers for unless told otherwise.
 DEFAULT_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "tpu")

@@ -2,7 +2,8 @@
 
 Every spec under ``specs/ops`` becomes a function here with the spec's argument names and
 order. Building an op: bind the arguments, normalize attributes, check element types, run the
-op's shape rule, insert implicit broadcasts, add the instruction.
+op's shape rule, fill the attributes the ops layer adds (:data:`DEFAULTS`), insert implicit broadcasts, add the
+instruction.
 """
 
 from __future__ import annotations
@@ -11,11 +12,15 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from backend import attributes, broadcasting, call_forms, etypes
-from backend.builder import XlaBuilder, XlaOp
+import specs
 from backend.errors import OpError
+from backend.hlo import attributes, broadcasting, etypes
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.graph import XlaOp
+from backend.hlo.shape import Shape, broadcast_dynamic_dimensions
 from backend.rules import SHAPE_RULES, OpContext
-from backend.shape import Shape, broadcast_dynamic_dimensions
+from backend.rules.higher_order import ApproxTopKReductionOutputSize, scalars
+from backend.surface import call_forms
 
 
 def _bind(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any], only: tuple[str, ...] | None = None
@@ -181,6 +186,9 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
     if rule is None:
         raise OpError(spec.name, "internal", f"no shape rule '{spec.shape_rule}'")
     result: Shape = rule(ctx)
+    fill = DEFAULTS.get(spec.name)
+    if fill is not None:
+        attrs = {**attrs, **fill(ctx)}
     operands: list[XlaOp] = []
     grouping = []
     for a in operand_args:
@@ -194,6 +202,37 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         operands.append(value)
         grouping.append((a.name, None))
     return builder.add_instruction(spec.name, operands, tuple(grouping), attrs, result)
+
+
+# -- attributes the ops layer fills in ------------------------------------------------------------------------------
+# Shape rules are pure: they return the result shape and never write attributes. What an instruction records
+# beyond its arguments is added here, once its rule has accepted it.
+def _default_comparator(ctx: OpContext) -> dict[str, Any]:
+    """Sort without a comparator: xla_client's default, less-than on the first operand, so the graph has one."""
+    if ctx.attrs.get("comparator") is not None:
+        return {}
+    sub = XlaBuilder("default_less_than")
+    pairs = [x for s in scalars(ctx.shape("operands")) for x in (s, s)]
+    parameter = __getattr__("Parameter")
+    params = [parameter(sub, i, s, f"p{i}") for i, s in enumerate(pairs)]
+    return {"comparator": sub.build(__getattr__("Lt")(params[0], params[1]))}
+
+
+def _transfer_channel(start: str) -> Callable[[OpContext], dict[str, Any]]:
+    """SendDone / RecvDone straight from a ``start``'s context record its channel as ``channel_id`` (as HLO's
+    send-done/recv-done), which pairs the transfer; any other context of that shape is a completed transfer."""
+    def fill(ctx: OpContext) -> dict[str, Any]:
+        producer = ctx.producer("context")
+        return {"channel_id": producer.attrs["handle"]} if producer.opcode == start else {}
+    return fill
+
+
+#: Op name -> the attributes it adds (a function of the accepted op's context).
+DEFAULTS: dict[str, Callable[[OpContext], dict[str, Any]]] = {
+    "Sort": _default_comparator,
+    "SendDone": _transfer_channel("Send"),
+    "RecvDone": _transfer_channel("Recv"),
+}
 
 
 def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, bdims: tuple[int, ...]) -> XlaOp:
@@ -237,8 +276,6 @@ def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
 
 def _value_functions() -> dict[str, Callable[..., Any]]:
     """The xla_client ``ops`` functions that compute a value instead of building an op, with their one call form."""
-    from backend.rules.higher_order import ApproxTopKReductionOutputSize
-
     out: dict[str, Callable[..., Any]] = {}
     for function in (ApproxTopKReductionOutputSize,):
         function.call_forms = (tuple(  # type: ignore[attr-defined]
@@ -248,7 +285,6 @@ def _value_functions() -> dict[str, Callable[..., Any]]:
 
 
 def _all_functions() -> dict[str, Callable[..., XlaOp]]:
-    import specs
     out: dict[str, Callable[..., XlaOp]] = dict(_value_functions())
     for name, spec in specs.load_all().items():
         own = tuple(spec.forms.values()) if spec.forms else (None,)

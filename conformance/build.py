@@ -10,9 +10,10 @@ import numpy as np
 
 import specs
 from backend import ops
-from backend.builder import XlaBuilder, XlaComputation, XlaOp
-from backend.host_io import is_token
-from backend.shape import Shape, shape_from_pyval
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.graph import XlaComputation, XlaOp
+from backend.hlo.shape import Shape, shape_from_pyval
+from backend.hlo.token import is_token
 from conformance.cases import CONSTANTS, PARAMETERS
 from specs.loader import PerDevice
 

@@ -251,7 +251,7 @@ def _write(path: str | None, text: str) -> None:
 
 def _report_command(args: argparse.Namespace) -> int:
     """``report FILE --format F [-o OUT]`` and ``compare OLD NEW [--format text|md] [-o OUT]``."""
-    from conformance.report_diff import diff_reports, diff_text
+    from conformance.compare_reports import diff_reports, diff_text
 
     try:
         if args.command == "report":

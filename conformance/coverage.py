@@ -26,7 +26,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import attributes, etypes
+from backend.hlo import attributes, etypes
 from conformance.cases import ERROR, Case
 from conformance.generate import cases_for
 

@@ -32,15 +32,17 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 import specs
-from backend import etypes, ops
-from backend.builder import XlaBuilder, XlaComputation
+from backend import ops
 from backend.errors import OpError, UnsupportedError
-from backend.shape import Shape
+from backend.hlo import etypes
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.graph import XlaComputation
+from backend.hlo.shape import Shape
 from conformance.build import REPRODUCTION_IMPORTS, _array_literal, add_op
 from conformance.cases import GENERATED, Case
-from conformance.compare import mismatch_mask
 from conformance.generate import STANDARD_SHAPES, candidate_types, draw_inputs, type_var
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, run_case
+from conformance.tolerance import mismatch_mask
 
 # Outcomes of one program.
 AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, DISAGREE, SUITE_ERROR = (

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
 from backend.errors import OpError
-from backend.etypes import PrimitiveType
-from backend.host_io import Token, is_token
-from backend.shape import Shape, shape_from_pyval
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape, shape_from_pyval
+from backend.hlo.token import Token, is_token
 from conformance.cases import ERROR, GENERATED, GOLDEN, Case, devices_label, in_both_operand_forms
 from conformance.values import random_array
 from specs.loader import PerDevice, parse_shape

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from conformance.cases import CONSTANTS
-from conformance.compare import describe_mismatch, mismatch_mask
+from conformance.tolerance import describe_mismatch, mismatch_mask
 
 SPEC, XLA = "spec", "xla"
 PROFILES = (SPEC, XLA)

@@ -1,5 +1,5 @@
 """The JSON report: one object (schema ``report_schema.json``, documented in docs/report_schema.md)
-from which every other format (conformance/render.py) and ``compare`` (conformance/report_diff.py) work."""
+from which every other format (conformance/render.py) and ``compare`` (conformance/compare_reports.py) work."""
 
 from __future__ import annotations
 

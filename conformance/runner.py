@@ -14,8 +14,8 @@ import specs
 from backend.errors import OpError, UnsupportedError
 from conformance.build import build_case, device_arguments, reproduction
 from conformance.cases import ERROR, Case
-from conformance.compare import describe_mismatch, mismatch_mask
 from conformance.outcomes import SPEC, Mismatch, check_profile, judge
+from conformance.tolerance import describe_mismatch, mismatch_mask
 
 PASSED, FAILED, UNSUPPORTED, IMPL_DEFINED = "passed", "failed", "unsupported", "impl-defined"
 #: Recorded by the isolating runner (conformance/isolation.py) when the process running a case dies

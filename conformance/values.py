@@ -7,8 +7,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
 
 
 def special_values(etype: PrimitiveType) -> list[Any]:

@@ -1,9 +1,10 @@
 """A cache of the parsed specs, so that start-up does not parse 80 YAML files every time.
 
 The cache is a pickle of ``load_all()``'s result, keyed by a hash of everything that result
-depends on: the YAML files' names and contents, the Python sources of ``specs`` and ``backend``
-(the loader, the types it builds, and the registries whose functions it checks), and the Python
-version. Any change to one of them gives a new key, so a stale cache is never read.
+depends on: the YAML files' names and contents, the Python sources of the spec layer and of the
+layers below it (:data:`SOURCES`: the loader, and the HLO vocabulary whose types it builds), and the
+Python version. Any change to one of them gives a new key, so a stale cache is never read; a change
+to a shape rule, an evaluator or a lowering leaves it valid.
 
 It lives in ``$XLA_SEMANTICS_CACHE_DIR``, else ``$XDG_CACHE_HOME/xla-semantics``, else
 ``~/.cache/xla-semantics``. Writes go to a temporary file that is renamed into place, so
@@ -26,8 +27,9 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _ROOT = Path(__file__).resolve().parent.parent
-#: The packages whose Python sources the parsed specs depend on.
-_SOURCE_PACKAGES = ("specs", "backend")
+#: The Python sources the parsed specs depend on (relative to the project root): the spec layer and the layers
+#: below it, which the loader imports (a test checks that this covers everything it imports).
+SOURCES = ("specs/*.py", "backend/hlo/*.py", "backend/errors.py")
 _MAX_KEPT = 8  # cache files kept per directory (older keys are removed)
 
 
@@ -46,12 +48,17 @@ def content_key(yaml_files: Iterable[Path]) -> str:
     """A hash of the YAML files' names and contents and of the sources the parsed specs depend on."""
     digest = hashlib.sha256()
     digest.update(f"{sys.version_info[:3]} {pickle.HIGHEST_PROTOCOL}\n".encode())
-    sources = sorted(p for pkg in _SOURCE_PACKAGES for p in (_ROOT / pkg).rglob("*.py"))
+    sources = source_files()
     for path in [*sorted(yaml_files), *sources]:
         digest.update(str(path).encode() + b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()[:32]
+
+
+def source_files() -> list[Path]:
+    """The files of :data:`SOURCES`."""
+    return sorted({p for pattern in SOURCES for p in _ROOT.glob(pattern)})
 
 
 def cached(name: str, key: str, build: Callable[[], T]) -> T:

@@ -1,9 +1,9 @@
 """Strict loader for ``specs/ops/*.yaml``.
 
-Unknown keys, missing keys, values of the wrong kind, a constraint without an error example,
-an error example naming an unknown constraint, and an op without a shape rule, a reference
-evaluator or a jax lowering are all :class:`~backend.errors.SpecError`s naming the file, the
-key and the line.
+Unknown keys, missing keys, values of the wrong kind, a constraint without an error example and
+an error example naming an unknown constraint are all :class:`~backend.errors.SpecError`s naming the
+file, the key and the line. That each layer implements each spec (a shape rule, a reference evaluator,
+a jax lowering, the call forms' adapters) is checked above every layer, by :mod:`backend.completeness`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
-from backend import etypes
 from backend.errors import SpecError
-from backend.etypes import PrimitiveType
-from backend.shape import Shape
+from backend.hlo import attributes, etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.literals import parse_literal, parse_shape
 from specs import cache as spec_cache
 from specs import field_types
 
@@ -57,11 +56,7 @@ class _Map(dict):
         self.lines = {}
 
 
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader (libyaml's when available), building :class:`_Map`s."""
-
-
-def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
+def _construct_map(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Map:
     out = _Map()
     out.line = node.start_mark.line + 1
     out.lines = {}
@@ -74,7 +69,19 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
     return out
 
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
+def _line_loader(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
+    """``base`` (a safe loader) building :class:`_Map`s."""
+    loader = type(f"Line{base.__name__}", (base,), {"__doc__": f"{base.__name__}, building mappings with lines."})
+    loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
+    return loader
+
+
+#: The safe YAML loaders a spec parses with, by name: PyYAML's pure-Python one, and libyaml's where PyYAML was built
+#: with it (the faster; the default). Every spec reads the same with both (a test checks).
+YAML_LOADERS: dict[str, type[yaml.SafeLoader]] = {"python": _line_loader(yaml.SafeLoader)}
+if hasattr(yaml, "CSafeLoader"):
+    YAML_LOADERS["libyaml"] = _line_loader(yaml.CSafeLoader)
+DEFAULT_YAML_LOADER = "libyaml" if "libyaml" in YAML_LOADERS else "python"
 
 
 class _Ctx:
@@ -108,138 +115,12 @@ class _Ctx:
         return node  # type: ignore[return-value]
 
 
-# -- literals ---------------------------------------------------------------------------------
-_SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,<=\s]*)\](?:\{([0-9,\s]*)\})?\s*$")
-_DIM_RE = re.compile(r"^(<=)?([0-9]+)$")
-
-
-def parse_shape(text: str) -> Shape:
-    """``f32[2,3]`` -> Shape; ``f32[<=5,3]`` has a dynamic dimension of bound 5; ``f32[2,3]{0,1}`` has the
-    layout of minor_to_major (0, 1) (XLA's text form); ``token[]`` is the token shape; ``(f32[2], s32[])``
-    a tuple shape."""
-    text = text.strip()
-    if text.startswith("(") and text.endswith(")"):
-        inner = text[1:-1].strip()
-        parts = _split_top_level(inner) if inner else []
-        return Shape.tuple_shape(parse_shape(p) for p in parts)
-    m = _SHAPE_RE.match(text)
-    if not m:
-        raise ValueError(f"not a shape: '{text}' (expected e.g. f32[2,3])")
-    if m.group(1) == "token":
-        return Shape.token_shape()
-    et = etypes.from_short_name(m.group(1))
-    entries = [_DIM_RE.match(d) for d in m.group(2).replace(" ", "").split(",") if d]
-    if not all(entries):
-        raise ValueError(f"not a shape: '{text}' (a dimension is a size like 3 or a bound like <=5)")
-    dims = [int(e.group(2)) for e in entries if e]
-    dynamic = [e.group(1) is not None for e in entries if e]
-    layout = None if m.group(3) is None else [int(d) for d in m.group(3).replace(" ", "").split(",") if d]
-    return Shape.array_shape(et, dims, layout, dynamic_dimensions=dynamic)
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return [p.strip() for p in parts]
-
-
-def _scalar(value: Any, etype: PrimitiveType) -> Any:
-    if value is None or isinstance(value, dict):
-        raise ValueError(f"{value!r} is not a {etypes.short_name(etype)} value")
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if v.startswith(("0x", "-0x")) and etypes.is_int(etype):
-            return int(v, 16)
-        if etypes.is_complex(etype):
-            return complex(v.replace("nan", "nan").replace(" ", ""))
-        if v in ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "-0", "-0.0", "+0.0"):
-            return float(v)
-        try:
-            return float(v) if etypes.is_float(etype) else int(v)
-        except ValueError:
-            raise ValueError(f"cannot read '{value}' as {etypes.short_name(etype)}") from None
-    if isinstance(value, list) and etypes.is_complex(etype) and len(value) == 2 \
-            and all(isinstance(x, (int, float, str)) for x in value):
-        # YAML reads exponents without a sign (3.0e38) as strings: accept numeric strings here
-        return complex(*(_scalar(x, PrimitiveType.F64) for x in value))
-    return value
-
-
-def _map_nested(value: Any, fn: Any, depth: int) -> Any:
-    if depth == 0:
-        return fn(value)
-    if not isinstance(value, list):
-        raise ValueError(f"expected a nested list {depth} deep, got {value!r}")
-    return [_map_nested(v, fn, depth - 1) for v in value]
-
-
-def parse_literal(node: Any) -> Any:
-    """``{f32[2]: [1, 2]}`` -> np.ndarray; ``{tuple: [lit, ...]}`` -> tuple of literals.
-
-    Special float values are strings: ``nan``, ``inf``, ``-inf``, ``-0.0``; integers may be
-    hex strings (``0x7f``); complex values are ``[re, im]`` pairs or strings (``1+2j``).
-    Any malformed literal is a ValueError.
-    """
-    try:
-        return _literal_value(node)
-    except (TypeError, OverflowError, AttributeError) as e:  # values NumPy cannot hold as the key's type
-        raise ValueError(f"malformed literal {node!r}: {e}") from None
-
-
-def _literal_value(node: Any) -> Any:
-    if not isinstance(node, dict) or len(node) != 1:
-        raise ValueError(f"a literal is a one-key mapping like {{f32[2]: [1, 2]}}, got {node!r}")
-    (key, value), = node.items()
-    if key == "tuple":
-        if not isinstance(value, list):
-            raise ValueError("a tuple literal holds a list of literals")
-        return tuple(parse_literal(v) for v in value)
-    shape = parse_shape(str(key))
-    if shape.is_token():  # a token carries no data: {"token[]": []}
-        if value not in (None, []):
-            raise ValueError(f"a token literal holds no values ({{token[]: []}}), got {value!r}")
-        from backend.host_io import Token
-        return Token()
-    if not shape.is_array():
-        raise ValueError(f"literal shape must be an array shape, got {shape}")
-    dtype = shape.numpy_dtype()
-    rank = shape.rank()
-    py = _map_nested(value, lambda v: _scalar(v, shape.element_type()), rank)
-    if etypes.is_int(shape.element_type()) and dtype.itemsize >= 1 and dtype.kind in "iu":
-        arr = np.array(py, dtype=object)
-        info = np.iinfo(dtype)
-        flat = [int(x) for x in arr.reshape(-1)]
-        # hex literals give bit patterns: wrap them into the type's range
-        bits = dtype.itemsize * 8
-        flat = [((x + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) if info.min < 0 and x > info.max
-                else x for x in flat]
-        arr = np.array(flat, dtype=dtype).reshape(arr.shape)
-    else:
-        arr = np.array(py, dtype=np.float64 if etypes.is_float(shape.element_type()) else None)
-        arr = arr.astype(dtype)
-    if arr.size == 0 and shape.element_count() == 0:
-        arr = arr.reshape(shape.dimensions())  # a zero-size literal is written as []
-    if arr.shape != shape.dimensions():
-        raise ValueError(f"literal values have shape {list(arr.shape)}, the key says {shape}")
-    return arr
-
-
 # -- the model --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ArgSpec:
     name: str
     kind: str                      # builder | operand | operands | attribute | computation
-    type: str | None = None        # attribute type (see backend.attributes)
+    type: str | None = None        # attribute type (see backend.hlo.attributes)
     element: str | None = None     # element-type variable (T) for operands
     per_operand: bool = False      # ``element: T_i``: each operand of a variadic argument has its own T_i
     default: Any = _MISSING
@@ -520,8 +401,6 @@ _FORM_ARG_KEYS = ("to", "single", "builder", "type", "default", "keyword_only")
 
 def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) -> tuple[CallForm, ...]:
     """The ``call_forms:`` alternative signatures, each checked against the spec's arguments."""
-    from backend import call_forms
-
     by_name = {a.name: a for a in args}
     forms = []
     for i, entry in enumerate(node or []):
@@ -535,9 +414,6 @@ def _parse_call_forms(ctx: _Ctx, node: Any, op: str, args: tuple[ArgSpec, ...]) 
         if name is not None and (not re.match(r"^[A-Z][A-Za-z0-9]*$", name) or name == op):
             raise ctx.fail(f"{where}.name", f"a form's name is another CamelCase function name, got {name!r}", m, "name")
         adapter = m.get("adapter")
-        if adapter is not None and adapter not in call_forms.ADAPTERS:
-            raise ctx.fail(f"{where}.adapter", f"no adapter '{adapter}' (known: {', '.join(sorted(call_forms.ADAPTERS))})",
-                           m, "adapter")
         if not isinstance(m["args"], dict) or not m["args"]:
             raise ctx.fail(f"{where}.args", "expected a non-empty mapping of argument name to description", m, "args")
         form_args, targets = [], set()
@@ -612,8 +488,6 @@ def _form_arg(ctx: _Ctx, where: str, name: str, d: _Map, adapter: str | None, by
 
 def _check_attribute_type(ctx: _Ctx, m: _Map, where: str) -> None:
     """The type is one the builder knows, and the default (if any) is a valid value of it."""
-    from backend import attributes
-
     if m["type"].rstrip("?") not in attributes.NORMALIZERS:
         raise ctx.fail(f"{where}.type", f"unknown attribute type '{m['type']}' (known: "
                        f"{', '.join(sorted(attributes.NORMALIZERS))}; a trailing '?' allows null)", m, "type")
@@ -671,12 +545,13 @@ def _parse_inputs(ctx: _Ctx, node: Any, where: str, literal: bool, args: Any = (
     return out
 
 
-def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
-    """Load and validate one spec file."""
+def load_file(path: Path | str, yaml_loader: str = DEFAULT_YAML_LOADER) -> OpSpec:
+    """Load and validate one spec file (that every layer implements it is :mod:`backend.completeness`'s check);
+    ``yaml_loader`` names one of :data:`YAML_LOADERS`."""
     path = Path(path)
     ctx = _Ctx(path)
     try:
-        doc = yaml.load(path.read_text(), Loader=_LineLoader)  # noqa: S506 (safe loader subclass)
+        doc = yaml.load(path.read_text(), Loader=YAML_LOADERS[yaml_loader])  # noqa: S506 (safe loader subclass)
     except yaml.MarkedYAMLError as e:
         line = f":{e.problem_mark.line + 1}" if e.problem_mark is not None else ""
         raise SpecError(f"{path.name}{line}: {e.problem or e}") from None
@@ -803,8 +678,6 @@ def load_file(path: Path | str, check_functions: bool = True) -> OpSpec:
     if forms and spec.call_forms:
         raise ctx.fail("call_forms", "an op with 'forms' (argument lists that differ) lists each signature there; "
                        "'call_forms' maps onto the one argument list of the others", top, "call_forms")
-    if check_functions:
-        _check_functions(ctx, spec)
     return spec
 
 
@@ -903,34 +776,6 @@ def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -
             if unknown or ("op" in desc) == ("ops" in desc):
                 raise ctx.fail(f"{where}.attrs.{key}", f"a computation description needs 'op' or 'ops' and takes "
                                f"only {', '.join(COMPUTATION_DESCRIPTION_KEYS)}; got {sorted(desc)}", m["attrs"], key)
-
-
-def _check_functions(ctx: _Ctx, spec: OpSpec) -> None:
-    from backend.jax_backend import LOWERINGS
-    from backend.reference import EVALUATORS
-    from backend.rules import SHAPE_RULES
-
-    if spec.shape_rule not in SHAPE_RULES:
-        raise ctx.fail("shape_rule", f"no shape rule registered as '{spec.shape_rule}' "
-                       f"(add @shape_rule('{spec.shape_rule}') in backend/rules/)")
-    if spec.executable:
-        if spec.name not in EVALUATORS:
-            raise ctx.fail("op", f"no reference evaluator for {spec.name} (add @evaluator('{spec.name}') "
-                           "in backend/reference/)")
-        if spec.name not in LOWERINGS:
-            raise ctx.fail("op", f"no jax lowering for {spec.name} (add @lowering('{spec.name}') "
-                           "in backend/jax_backend/)")
-        _check_outcome_function(ctx, spec)
-
-
-def _check_outcome_function(ctx: _Ctx, spec: OpSpec) -> None:
-    """Entries with outcomes besides the reference's need the op's @implementation_defined function."""
-    from backend.reference import IMPLEMENTATION_DEFINED
-
-    open_ids = [k for k, e in spec.implementation_defined.items() if e.alternatives]
-    if open_ids and spec.name not in IMPLEMENTATION_DEFINED:
-        raise ctx.fail("implementation_defined", f"{', '.join(open_ids)} allow outcomes besides the reference's: "
-                       f"register @implementation_defined('{spec.name}') in backend/reference/")
 
 
 @functools.cache

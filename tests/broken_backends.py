@@ -13,10 +13,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from backend.builder import XlaComputation
-from backend.interpreter import GraphWalker
+from backend.hlo.graph import XlaComputation
 from backend.reference import EVALUATORS
-from backend.reference_backend import ReferenceBackend
+from backend.reference.executor import ReferenceBackend
+from backend.runtime.walker import GraphWalker
 
 
 def _is_target(computation: XlaComputation) -> bool:

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from backend import etypes
+from backend.hlo import etypes
 from backend.jax_backend import LOWERINGS
 from backend.jax_backend.indexing import DN, _moved, index_vector_last, scatter_arguments, scatter_combiner
 from backend.rules.linear_algebra import dot_dimension_numbers

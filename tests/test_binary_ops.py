@@ -9,9 +9,9 @@ import pytest
 
 from backend import ops
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
-from backend.shape import shape_from_pyval
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.shape import shape_from_pyval
 
 
 def _run(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, **attrs: Any) -> np.ndarray:

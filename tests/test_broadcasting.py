@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
-from backend.broadcasting import BroadcastError, binary_result_dims
+from backend.hlo.broadcasting import BroadcastError, binary_result_dims
 
 BACKENDS = ["reference", "jax"]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from backend import OpError, Shape, XlaBuilder, get_backend, make_replica_groups, ops
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
 
 BACKENDS = ["reference", "jax"]
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaBuilder, get_backend, ops
-from backend.collectives import (
+from backend.hlo.device_groups import (
     GroupMode,
     device_groups,
     group_mode,
     group_of,
     source_target_pairs,
 )
-from backend.rendezvous import Rendezvous
+from backend.reference.devices import Rendezvous
 
 F32 = Shape.array_shape(np.dtype("float32"), (2,))
 S32 = Shape.array_shape(np.dtype("int32"), ())

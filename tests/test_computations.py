@@ -1,7 +1,7 @@
 import numpy as np
 
 from backend import Shape, XlaBuilder, ops
-from backend.computations import binary_reducer_name, select_comparison
+from backend.hlo.reducers import binary_reducer_name, select_comparison
 
 
 def _binary(op, shape=(), swap=False, **kw):

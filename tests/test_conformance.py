@@ -13,13 +13,13 @@ import pytest
 
 import specs
 from backend import get_backend
-from backend.host_io import is_token
+from backend.hlo.token import is_token
 from conformance import cases_for, run_cases
 from conformance.build import build_case
 from conformance.cases import CONSTANTS, ERROR, PARAMETERS
-from conformance.compare import mismatch_mask
 from conformance.manifest import Manifest
 from conformance.runner import FAILURES, PASSED
+from conformance.tolerance import mismatch_mask
 from specs.loader import PerDevice
 
 ALL = specs.load_all()

@@ -13,7 +13,7 @@ import pytest
 import specs
 from backend import Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, SpecError, UnsupportedError
-from backend.interpreter import MAX_NESTED_CALLS
+from backend.runtime.walker import MAX_NESTED_CALLS
 from conformance.build import computation_from_description
 
 BACKENDS = ["reference", "jax"]

@@ -11,13 +11,13 @@ import pytest
 
 import specs
 from backend import ops
-from backend.api_types import default_conv_dimension_numbers
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
+from backend.hlo.attribute_types import default_conv_dimension_numbers
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.shape import Shape, shape_from_pyval
 from backend.pallas_backend import PALLAS_LOWERINGS
 from backend.rules.convolution import CONV_OPS, general_arguments, window_padding_type_to_pad_values
-from backend.shape import Shape, shape_from_pyval
 from conformance import cases_for, run_cases
 from conformance.runner import IMPL_DEFINED, PASSED
 

@@ -1,5 +1,5 @@
 import specs
-from specs.docs import render_op, write_docs
+from docgen.pages import render_op, write_docs
 
 
 def test_page_has_every_section():

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import specs
-from backend import PrimitiveType, Shape, XlaBuilder, etypes, get_backend, ops
-from backend.api_types import FftType
+from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, SpecError
-from conformance.compare import mismatch_mask
+from backend.hlo import etypes
+from backend.hlo.attribute_types import FftType
+from conformance.tolerance import mismatch_mask
 
 
 def _dft_axis(x: np.ndarray, axis: int, inverse: bool) -> np.ndarray:

@@ -143,8 +143,8 @@ def test_unstable_sort_with_ties_gives_an_allowed_outcome(backend):
     assert sorted(out[1][:2]) == [1, 3] and sorted(out[1][2:5]) == [0, 2, 4] and out[1][5] == 5
     # the implementation-defined mask covers exactly the tied runs
     comp = b.build()
-    from backend.interpreter import EvalContext, GraphWalker
     from backend.reference import EVALUATORS
+    from backend.runtime.walker import EvalContext, GraphWalker
     ctx = EvalContext(comp.root_instruction, GraphWalker("reference", EVALUATORS), [keys, values])
     table = IMPLEMENTATION_DEFINED.get("Sort")(ctx, [keys, values])
     ties = table["unstable_ties"]

@@ -12,7 +12,7 @@ import pytest
 import specs
 from backend import Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, UnsupportedError
-from specs.docs import render_index, render_op
+from docgen.pages import render_index, render_op
 
 BACKENDS = ["reference", "jax"]
 F32 = np.float32

@@ -16,9 +16,9 @@ import pytest
 
 from backend import ops
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
-from backend.shape import Shape
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.shape import Shape
 
 mpmath.mp.dps = 50
 BACKENDS = ["reference", "jax"]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import specs
+from backend.completeness import load_checked
 from conformance.cases import GOLDEN, Case
 from conformance.generate import cases_for
 from conformance.outcomes import allowed_outcomes
@@ -165,7 +166,7 @@ tolerance: exact
 def _load(tmp_path, impl: str):
     path = tmp_path / "neg.yaml"
     path.write_text(_BASE + "implementation_defined:\n" + textwrap.indent(textwrap.dedent(impl), "  "))
-    return load_file(path, check_functions=False)
+    return load_file(path)
 
 
 def test_loader_accepts_a_well_formed_entry(tmp_path) -> None:
@@ -199,14 +200,14 @@ def test_loader_rejects_malformed_entries(tmp_path, impl: str, message: str) -> 
     assert "neg.yaml:" in str(e.value)
 
 
-def test_loader_requires_a_function_for_entries_with_alternatives(tmp_path) -> None:
+def test_completeness_requires_a_function_for_entries_with_alternatives(tmp_path) -> None:
     path = tmp_path / "neg.yaml"
     path.write_text(_BASE + textwrap.dedent("""\
         implementation_defined:
           wraparound: {doc: d, outcomes: {wrap: w, saturate: s}, reference: wrap, xla: wrap}
         """))
     with pytest.raises(SpecError, match="register @implementation_defined"):
-        load_file(path)
+        load_checked(path)
 
 
 def test_every_spec_entry_says_which_outcome_is_the_reference() -> None:

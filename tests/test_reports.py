@@ -15,11 +15,11 @@ import pytest
 
 import specs
 from conformance import cli
+from conformance.compare_reports import diff_reports, diff_text
 from conformance.generate import cases_for
 from conformance.manifest import Manifest, ManifestError
 from conformance.render import render
 from conformance.report import SCHEMA_VERSION, backend_info, load_report, schema, validate_report
-from conformance.report_diff import diff_reports, diff_text
 from conformance.schema_check import validate
 
 XFAILS = """\
@@ -366,8 +366,8 @@ def _reproduction_cases() -> list:
 def test_a_reproduction_runs_and_gives_the_expected_value(case) -> None:
     from backend import get_backend
     from conformance.build import reproduction
-    from conformance.compare import mismatch_mask
     from conformance.runner import _build, tuple_leaves
+    from conformance.tolerance import mismatch_mask
 
     printed: list = []
     exec(reproduction(case, "reference"), {"print": lambda *a: printed.append(a)})

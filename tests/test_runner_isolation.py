@@ -13,7 +13,7 @@ import pytest
 
 import specs
 from backend import ExecutionError, UnsupportedError, XlaBuilder, get_backend, ops
-from backend.shape import Shape
+from backend.hlo.shape import Shape
 from conformance import cli
 from conformance.generate import cases_for
 from conformance.journal import read_journal

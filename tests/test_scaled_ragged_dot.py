@@ -11,11 +11,11 @@ import pytest
 from jax import lax
 
 from backend import ops
-from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
-from backend.shape import shape_from_pyval
+from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.shape import shape_from_pyval
 
 BACKENDS = ("reference", "jax")
 F8, E8M0, F4 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from backend import Layout, PrimitiveType, Shape
-from backend.shape import canonical_dimension, linear_index, multi_index, to_linear_memory
+from backend.hlo.shape import canonical_dimension, linear_index, multi_index, to_linear_memory
 
 # The document's 2x3 array:  a b c / d e f
 ARRAY = np.array([["a", "b", "c"], ["d", "e", "f"]], dtype=object)

@@ -19,7 +19,7 @@ from backend import (
     register_custom_call_target,
     unregister_custom_call_target,
 )
-from backend.host_io import TOKEN
+from backend.hlo.token import TOKEN
 from conformance.cases import Case
 from conformance.runner import FAILED, PASSED, run_case
 

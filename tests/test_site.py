@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import specs
-from specs import browser, site, support_matrix
-from specs.png import read_png
+from docgen import browser, site, support_matrix
+from docgen.png import read_png
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 HAS_MKDOCS = importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None

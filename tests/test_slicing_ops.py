@@ -6,7 +6,7 @@ import pytest
 
 from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError
-from backend.etypes import dtype_to_etype
+from backend.hlo.etypes import dtype_to_etype
 
 BACKENDS = ["reference", "jax", "pallas"]
 B = np.arange(12, dtype=np.float32).reshape(4, 3)  # the document's b: rows {0,1,2}, {3,4,5}, {6,7,8}, {9,10,11}

@@ -80,3 +80,25 @@ def test_cold_import_does_not_import_jax(cache_in):
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
            for _ in range(2)]
     assert out[1] == "False"  # the second run reads the cache: building ops needs no jax
+
+
+def test_key_covers_what_the_loader_imports_and_nothing_above():
+    """SOURCES holds every module specs.loader imports, directly or not, and no module of a higher layer: a changed
+    evaluator, lowering or shape rule leaves the cache valid."""
+    from tests.test_layering import imports, modules
+
+    known = modules()
+    edges: dict[str, set[str]] = {}
+    for imp in imports(known):
+        edges.setdefault(imp.importer, set()).add(imp.imported)
+    reached, pending = set(), ["specs.loader", "specs.cache"]
+    while pending:
+        module = pending.pop()
+        if module not in reached:
+            reached.add(module)
+            pending.extend(edges.get(module, ()))
+    files = set(cache.source_files())
+    assert {known[m] for m in reached if m.split(".")[0] in ("specs", "backend")} <= files
+    assert known["specs.loader"] in files and known["backend.hlo.literals"] in files
+    for module in ("backend.reference.unary", "backend.jax_backend.unary", "backend.rules.unary", "backend.ops"):
+        assert known[module] not in files

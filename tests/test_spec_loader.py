@@ -3,8 +3,10 @@
 import textwrap
 
 import pytest
+import yaml
 
 import specs
+from backend.completeness import load_checked
 from backend.errors import SpecError
 
 GOOD = textwrap.dedent("""\
@@ -34,7 +36,7 @@ GOOD = textwrap.dedent("""\
 def _load(tmp_path, text, name="add.yaml"):
     path = tmp_path / name
     path.write_text(text)
-    return specs.load_file(path)
+    return load_checked(path)
 
 
 def test_good_spec_loads(tmp_path):
@@ -189,3 +191,33 @@ def test_shape_text_takes_a_layout():
     for bad in ("f32[2,3]{0}", "f32[2,3]{1,1}", "f32[2]{0"):
         with pytest.raises(ValueError):
             parse_shape(bad)
+
+
+def test_every_spec_reads_the_same_with_the_pure_python_yaml_loader():
+    """A PyYAML built without libyaml parses every spec, to the same document as libyaml's loader."""
+    from specs import loader
+
+    assert "python" in loader.YAML_LOADERS
+    for path in sorted(loader.OPS_DIR.glob("*.yaml")):
+        text = path.read_text()
+        pure = yaml.load(text, Loader=loader.YAML_LOADERS["python"])  # noqa: S506 (safe loader subclass)
+        if "libyaml" in loader.YAML_LOADERS:
+            assert yaml.load(text, Loader=loader.YAML_LOADERS["libyaml"]) == pure, path.name  # noqa: S506
+        spec = loader.load_file(path, yaml_loader="python")
+        assert spec.name == pure["op"] and len(spec.examples) == len(pure["examples"]), path.name
+
+
+def test_the_pure_python_loader_keeps_lines_and_refuses_duplicate_keys(tmp_path):
+    from specs import loader
+
+    path = tmp_path / "add.yaml"
+    path.write_text(GOOD.replace("summary: test copy of Add.", "summary: a\nsummary: b"))
+    with pytest.raises(SpecError, match=r"add.yaml:\d+: duplicate key 'summary'"):
+        loader.load_file(path, yaml_loader="python")
+
+
+def test_every_spec_is_implemented_by_every_layer():
+    """backend.completeness: each spec has its shape rule, evaluator, lowering, outcome function and adapters."""
+    from backend import completeness
+
+    assert completeness.check_all() == len(specs.load_all()) >= 190

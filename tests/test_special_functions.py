@@ -13,8 +13,8 @@ import pytest
 
 from backend import ops
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
+from backend.hlo.builder import XlaBuilder
 
 inf, nan = np.inf, np.nan
 

@@ -9,8 +9,8 @@ import pytest
 
 import specs
 from backend import OpError, XlaBuilder, get_backend, ops
+from backend.hlo.shape import Shape
 from backend.jax_backend.executor import JaxBackend
-from backend.shape import Shape
 from conformance import compile_cache
 from conformance.generate import cases_for
 from conformance.progress import RunProgress, duration_text

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from backend import ops
-from backend.api_types import ResultAccuracy, ResultAccuracyMode
 from backend.backends import get_backend
-from backend.builder import XlaBuilder
 from backend.errors import OpError
-from backend.shape import Shape, shape_from_pyval
+from backend.hlo.attribute_types import ResultAccuracy, ResultAccuracyMode
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.shape import Shape, shape_from_pyval
 from specs import parse_shape
 
 

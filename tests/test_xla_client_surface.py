@@ -10,18 +10,10 @@ import numpy as np
 import pytest
 
 import backend as xla_client
-from backend import (
-    OpError,
-    PrimitiveType,
-    Shape,
-    UnsupportedError,
-    XlaBuilder,
-    XlaRuntimeError,
-    get_backend,
-    ops,
-    xla_client_surface,
-)
+from backend import OpError, PrimitiveType, Shape, UnsupportedError, XlaBuilder, XlaRuntimeError, get_backend, ops
+from backend.completeness import load_checked
 from backend.errors import SpecError
+from docgen import porting_table as xla_client_surface
 from specs import loader
 
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
@@ -412,7 +404,7 @@ STILL_MISSING = {
 def test_the_readme_table_is_the_generated_one():
     readme = Path(xla_client_surface.README).read_text()
     assert xla_client_surface.readme_table(readme) == xla_client_surface.markdown(), \
-        "README's xla_client table is stale: run python -m backend.xla_client_surface --write-readme"
+        "README's xla_client table is stale: run python -m docgen.porting_table --write-readme"
 
 
 def test_every_name_is_present_or_missing_with_its_open_work():
@@ -443,7 +435,7 @@ def test_the_loader_checks_xla_client_forms_strictly(tmp_path, forms, message):
     path = tmp_path / "broadcast.yaml"
     path.write_text(BROADCAST + "\ncall_forms:\n" + forms + "\n")
     with pytest.raises(SpecError, match="call_forms") as e:
-        loader.load_file(path)
+        load_checked(path)
     assert message in str(e.value)
 
 

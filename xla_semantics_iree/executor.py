@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.backends import check_arguments, check_computation, check_partitions, check_replicas
 from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason
+from backend.runtime.protocol import check_arguments, check_computation, check_partitions, check_replicas
 
 #: The compiler flags; part of the disk cache key (with the host CPU's identity). 64-bit floats stay 64-bit
 #: (IREE's default demotes them to f32, which would change results); code is generated for the host CPU (a

@@ -2,7 +2,7 @@
 
 Every mode and group shape lowers the same way (correct for all of XLA's group modes): ``gather_all``
 stacks every device's operand in device order, and static per-device tables built from
-backend/collectives.py's groups (the members of this device's group, in group order, and its position)
+backend/hlo/device_groups.py's groups (the members of this device's group, in group order, and its position)
 pick and combine the pieces, indexed by the traced device id.
 """
 

@@ -2,7 +2,7 @@
 
 A multi-device computation is traced once inside ``shard_map`` (see :mod:`backend.jax_backend.devices`).
 AllReduce gathers every device's operand (``ctx.devices.gather_all``) and folds its group's rows in group order,
-picked with static per-device tables of :func:`backend.collectives.device_groups` (groups may differ in size:
+picked with static per-device tables of :func:`backend.hlo.device_groups.device_groups` (groups may differ in size:
 a shorter group's missing steps are masked out). The fold is the computation itself (a named binary reducer as
 the lax op, any other computation element by element).
 """
@@ -15,12 +15,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from backend import etypes
-from backend.builder import XlaComputation
-from backend.collectives import group_of, op_device_groups
+from backend.hlo import etypes
+from backend.hlo.device_groups import group_of, op_device_groups
+from backend.hlo.graph import XlaComputation
 from backend.jax_backend import lowering
 from backend.jax_backend.reduction import traced
-from backend.rules.collectives import GROUPS_CONSTRAINT, add_computation
+from backend.rules.collectives import GROUPS_CONSTRAINT
+from backend.surface.computations import add_computation
 
 
 class _Groups:

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from backend.api_types import ComparisonDirection, ComparisonType
+from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
 from backend.jax_backend import lowering
 from backend.rules.comparison import NAMED_COMPARISONS
 

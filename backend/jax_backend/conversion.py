@@ -9,8 +9,8 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
-from backend import etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
 from backend.jax_backend import limitation, lowering
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.api_types import TriangularSolveOptions_Transpose
+from backend.hlo.attribute_types import TriangularSolveOptions_Transpose
 from backend.jax_backend import lowering
 
 _NARROW = (jnp.float16, jnp.bfloat16)

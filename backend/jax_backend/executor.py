@@ -17,8 +17,16 @@ from typing import Any
 import jax
 import numpy as np
 
-from backend import etypes
-from backend.backends import (
+from backend.errors import ExecutionError, OpError, UnsupportedError
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.graph import XlaComputation
+from backend.hlo.shape import Shape
+from backend.jax_backend import LIMITATIONS, LOWERINGS
+from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
+from backend.registry import Registry
+from backend.runtime.host_io import HOST_IO_OPCODES, HostIO, active_io
+from backend.runtime.protocol import (
     ArgumentChecker,
     check_computation,
     check_device_count,
@@ -26,15 +34,7 @@ from backend.backends import (
     check_replicas,
     per_device_arguments,
 )
-from backend.builder import XlaComputation
-from backend.errors import ExecutionError, OpError, UnsupportedError
-from backend.etypes import PrimitiveType
-from backend.host_io import HOST_IO_OPCODES, HostIO, active_io
-from backend.interpreter import GraphWalker
-from backend.jax_backend import LIMITATIONS, LOWERINGS
-from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
-from backend.registry import Registry
-from backend.shape import Shape
+from backend.runtime.walker import GraphWalker
 
 #: Element types XLA knows but jax cannot pass in or out of a computation.
 UNSUPPORTED_TYPES = frozenset({PrimitiveType.S1, PrimitiveType.U1})
@@ -192,7 +192,7 @@ class JaxBackend:
             if count > 1:
                 return self._execute_devices(computation, arguments, int(replicas), int(partitions),
                                              HostIO(infeed, outfeed))
-        # The hot path (see backend/bench_dispatch.py): the cached preparation, the argument check
+        # The hot path (see benchmarks/dispatch.py): the cached preparation, the argument check
         # (three comparisons per NumPy argument of the right type), the jitted call.
         prepared = self._cache.get(id(computation))
         if prepared is None or prepared.computation() is not computation:

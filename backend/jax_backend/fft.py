@@ -7,7 +7,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.api_types import FftType
+from backend.hlo.attribute_types import FftType
 from backend.jax_backend import lowering
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.builder import XlaComputation
+from backend.hlo.graph import XlaComputation
 from backend.jax_backend import lowering
 from backend.rules.higher_order import sort_dimension
 

@@ -12,9 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
-from backend.computations import binary_reducer_name, tuple_element_parameters
 from backend.errors import UnsupportedError
+from backend.hlo.attribute_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.hlo.reducers import binary_reducer_name, tuple_element_parameters
 from backend.jax_backend import limitation, lowering
 from backend.rules.indexing import returns_second_parameter
 

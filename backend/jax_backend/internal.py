@@ -7,9 +7,9 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from backend.collective_view import collective_result
+from backend.hlo.shape import bitcast_source_positions
 from backend.jax_backend import LOWERINGS, lowering
-from backend.shape import bitcast_source_positions
+from backend.runtime.collective_view import collective_result
 
 
 def _context() -> Any:

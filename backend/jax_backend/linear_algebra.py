@@ -6,7 +6,7 @@ from typing import Any
 
 from jax import lax
 
-from backend.api_types import PrecisionConfig
+from backend.hlo.attribute_types import PrecisionConfig
 from backend.jax_backend import lowering
 from backend.rules.linear_algebra import dot_dimension_numbers
 

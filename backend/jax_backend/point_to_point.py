@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import lowering
-from backend.reference.point_to_point import (
+from backend.runtime.point_to_point import (
     REQUEST_ID,
     broadcast_table,
     one_device,

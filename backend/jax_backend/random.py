@@ -17,7 +17,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import mlir
 from jaxlib.mlir.dialects import stablehlo
 
-from backend.api_types import RandomAlgorithm
+from backend.hlo.attribute_types import RandomAlgorithm
 from backend.jax_backend import lowering
 
 _ALGORITHM_NAMES = {RandomAlgorithm.RNG_DEFAULT: "DEFAULT", RandomAlgorithm.RNG_THREE_FRY: "THREE_FRY",

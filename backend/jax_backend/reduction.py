@@ -14,8 +14,8 @@ import numpy as np
 from jax import lax
 from jax._src.lax.windowed_reductions import _select_and_scatter
 
-from backend.builder import XlaComputation
-from backend.computations import binary_reducer_name
+from backend.hlo.graph import XlaComputation
+from backend.hlo.reducers import binary_reducer_name
 from backend.jax_backend import lowering
 from backend.rules.reduction import window_of
 

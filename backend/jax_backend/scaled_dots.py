@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from backend.api_types import RaggedDotDimensionNumbers
+from backend.hlo.attribute_types import RaggedDotDimensionNumbers
 from backend.jax_backend import lowering
 from backend.jax_backend.linear_algebra import lax_precision
 

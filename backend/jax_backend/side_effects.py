@@ -2,7 +2,7 @@
 
 Tokens are empty pred arrays (the ordering they express is kept by ordered host callbacks, which
 run in program order). Infeed and Outfeed are ``jax.experimental.io_callback(..., ordered=True)``
-calls that take from and append to the running execution's :class:`~backend.host_io.HostIO`;
+calls that take from and append to the running execution's :class:`~backend.runtime.host_io.HostIO`;
 CustomCall traces the ``jax`` function registered for its target.
 """
 
@@ -15,10 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
 
-from backend import host_io
 from backend.errors import OpError
 from backend.jax_backend import limitation, lowering
-from backend.reference.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
+from backend.runtime import host_io
+from backend.runtime.custom_calls import missing_target_reason
+from backend.runtime.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
 
 
 def _token() -> Any:
@@ -118,4 +119,4 @@ def custom_call(ctx: Any, operands: list[Any]) -> Any:
 
 @limitation(*CUSTOM_CALLS)
 def custom_call_target_missing(inst: Any, operand_shapes: list[Any]) -> str | None:
-    return host_io.missing_target_reason(inst.attrs["call_target_name"], "jax")
+    return missing_target_reason(inst.attrs["call_target_name"], "jax")

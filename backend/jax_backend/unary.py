@@ -8,8 +8,8 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend import etypes
-from backend.api_types import ResultAccuracy, ResultAccuracyMode
+from backend.hlo import etypes
+from backend.hlo.attribute_types import ResultAccuracy, ResultAccuracyMode
 from backend.jax_backend import limitation, lowering
 
 

@@ -3,7 +3,8 @@
 Kernel lowerings live in family modules of this package and register with
 ``@pallas_lowering("Op")``; every other op uses the jax lowering. A kernel lowering calls the
 ``pallas_kernels`` function, which runs the kernel or falls back to ``jax.lax`` with a logged
-reason (``pallas_kernels.explain`` gives the same decision without running anything).
+reason (``pallas_kernels.explain`` gives the same decision without running anything). The backend object is
+:class:`backend.pallas_backend.executor.PallasBackend`.
 """
 
 from __future__ import annotations
@@ -28,11 +29,3 @@ class OverlayTable:
 
     def __contains__(self, name: str) -> bool:
         return name in self.top or name in self.base
-
-
-def __getattr__(name: str) -> Any:
-    # PallasBackend imports jax and the executor: defer that until someone asks for it.
-    if name == "PallasBackend":
-        from backend.pallas_backend.executor import PallasBackend
-        return PallasBackend
-    raise AttributeError(name)

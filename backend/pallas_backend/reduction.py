@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from jax import lax
 
-from backend.computations import binary_reducer_name, select_comparison
+from backend.hlo.reducers import binary_reducer_name, select_comparison
 from backend.jax_backend import reduction as jax_reduction
 from backend.pallas_backend import pallas_lowering
 from backend.rules.reduction import window_of

@@ -18,7 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
+from backend.hlo import etypes
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -58,10 +58,10 @@ class Within:
 def root_outcomes(comp: Any, args: list[Any], devices: Any = None) -> dict[str, Allowed]:
     """The registered ``{id: Allowed}`` of a computation's root op (none registered: ``{}``), its
     operands evaluated by the reference from the computation's arguments ``args``; ``devices`` is the
-    ``backend.rendezvous.DeviceContext`` of a device of a multi-device run (see :func:`root_outcomes_per_device`)."""
-    from backend.interpreter import EvalContext, GraphWalker, TailCall
+    ``backend.reference.devices.DeviceContext`` of a device of a multi-device run (see :func:`root_outcomes_per_device`)."""
     from backend.reference import EVALUATORS, IMPLEMENTATION_DEFINED
-    from backend.rendezvous import DeviceContext
+    from backend.reference.devices import DeviceContext
+    from backend.runtime.walker import EvalContext, GraphWalker, TailCall
 
     root = comp.root_instruction
     fn = IMPLEMENTATION_DEFINED.get(root.opcode)
@@ -82,7 +82,7 @@ def root_outcomes(comp: Any, args: list[Any], devices: Any = None) -> dict[str, 
 def root_outcomes_per_device(comp: Any, device_args: list[list[Any]], replicas: int,
                              partitions: int) -> list[dict[str, Allowed]]:
     """:func:`root_outcomes` of every device of a multi-device run (their collectives meet, as in execute)."""
-    from backend.rendezvous import run_on_devices
+    from backend.reference.devices import run_on_devices
 
     return run_on_devices("reference", replicas, partitions,
                           lambda device: root_outcomes(comp, device_args[device.device_id], device))

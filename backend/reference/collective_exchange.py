@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from backend.collectives import group_of
+from backend.hlo.device_groups import group_of
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed
 from backend.reference.collectives import _fold as fold_in_group_order

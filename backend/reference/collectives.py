@@ -1,8 +1,8 @@
 """Reference evaluators of AllReduce, CrossReplicaSum, ReplicaId and PartitionId.
 
-Each device runs in its own thread (see :mod:`backend.rendezvous`); a collective hands its operand to
+Each device runs in its own thread (see :mod:`backend.reference.devices`); a collective hands its operand to
 ``ctx.devices.exchange`` and gets every device's back, then combines those of its group
-(:func:`backend.collectives.device_groups`) in group order: float and complex Add in float64 / complex128,
+(:func:`backend.hlo.device_groups.device_groups`) in group order: float and complex Add in float64 / complex128,
 rounded once (the ``reduction_order`` outcome ``group_order``), anything else with the computation itself.
 """
 
@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.builder import XlaComputation
-from backend.collectives import group_of, op_device_groups
-from backend.computations import binary_reducer_name
+from backend.hlo import etypes
+from backend.hlo.device_groups import group_of, op_device_groups
+from backend.hlo.graph import XlaComputation
+from backend.hlo.reducers import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flush_subnormals
 from backend.reference.elementwise import subnormal_mask
 from backend.reference.reduction import _combiner, _finish, reassociation_allowed
-from backend.rules.collectives import GROUPS_CONSTRAINT, add_computation
+from backend.rules.collectives import GROUPS_CONSTRAINT
+from backend.surface.computations import add_computation
 
 
 def my_group(ctx: Any) -> list[int]:

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.api_types import ComparisonDirection, ComparisonType
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
+from backend.hlo.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_zero, flush_subnormals
 from backend.reference.elementwise import subnormal_mask, widen

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, int_limits
 

@@ -26,7 +26,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend.api_types import TriangularSolveOptions_Transpose
+from backend.hlo.attribute_types import TriangularSolveOptions_Transpose
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Holds, any_value, zero_of_either_sign, zero_parts_of_either_sign
 from backend.reference.elementwise import widen

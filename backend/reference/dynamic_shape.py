@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from backend.errors import RuntimeSizeError
+from backend.hlo.shape import Shape
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_value
-from backend.shape import Shape
 
 #: Ops, besides the element-wise families, whose evaluators take runtime-sized operands.
 RUNTIME_SIZED_OPS = frozenset({"Parameter", "Constant", "Iota", "Tuple", "GetTupleElement", "BroadcastInDim",
@@ -92,7 +92,7 @@ def align_runtime_sizes(ctx: Any, operands: list[Any]) -> list[Any]:
 def check_runtime_value(ctx: Any, value: Any, shape: Shape | None = None) -> None:
     """Fail loudly where an evaluator's value does not fit its static shape (a bug of ours)."""
     from backend.errors import OpError
-    from backend.shape import runtime_size_mismatch
+    from backend.hlo.shape import runtime_size_mismatch
 
     shape = ctx.shape if shape is None else shape
     if shape.is_tuple():

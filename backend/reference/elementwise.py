@@ -12,7 +12,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
+from backend.hlo import etypes
 
 
 def widen(x: np.ndarray) -> np.ndarray:

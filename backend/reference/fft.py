@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from backend.api_types import FftType
+from backend.hlo.attribute_types import FftType
 from backend.reference import evaluator
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
 from backend.errors import UnsupportedError
+from backend.hlo import etypes
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Holds, none_of
 from backend.rules.higher_order import sort_dimension

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
-from backend.computations import binary_reducer_name
+from backend.hlo import etypes
+from backend.hlo.attribute_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.hlo.reducers import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, none_of
 from backend.reference.reduction import reassociation_allowed

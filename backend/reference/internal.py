@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from backend.collective_view import collective_result
+from backend.hlo.shape import bitcast_source_positions
 from backend.reference import EVALUATORS, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within, any_value
 from backend.reference.control_flow import callee_outcomes
-from backend.shape import bitcast_source_positions
+from backend.runtime.collective_view import collective_result
 
 #: the context a Start gives (XLA's runtime keeps its own handle there; the program never reads it)
 CONTEXT = np.uint32(0)

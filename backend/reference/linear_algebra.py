@@ -8,8 +8,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
-from backend.api_types import DotDimensionNumbers
+from backend.hlo import etypes
+from backend.hlo.attribute_types import DotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flushed, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen

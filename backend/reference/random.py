@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.api_types import RandomAlgorithm
+from backend.hlo import etypes
+from backend.hlo.attribute_types import RandomAlgorithm
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Predicate, none_of
 

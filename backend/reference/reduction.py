@@ -16,9 +16,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
-from backend.builder import XlaComputation
-from backend.computations import binary_reducer_name
+from backend.hlo import etypes
+from backend.hlo.graph import XlaComputation
+from backend.hlo.reducers import binary_reducer_name
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed
 from backend.reference.elementwise import widen

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
+from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, non_finite
 from backend.reference.linear_algebra import accumulation_may_overflow, dot_general_einsum, finite_magnitude

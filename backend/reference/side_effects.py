@@ -1,8 +1,8 @@
 """Reference evaluators of the token and side-effect ops.
 
-Tokens are :data:`~backend.host_io.TOKEN`; Infeed takes the next value given to ``execute(...,
+Tokens are :data:`~backend.hlo.token.TOKEN`; Infeed takes the next value given to ``execute(...,
 infeed=[...])``, Outfeed appends to its ``outfeed`` list; CustomCall runs the target registered
-with :func:`~backend.host_io.register_custom_call_target`.
+with :func:`~backend.runtime.custom_calls.register_custom_call_target`.
 """
 
 from __future__ import annotations
@@ -11,32 +11,20 @@ from typing import Any
 
 import numpy as np
 
-from backend import custom_call_targets, host_io
-from backend.errors import UnsupportedError
+from backend.hlo.token import TOKEN
 from backend.reference import evaluator
-
-#: The example targets the CustomCall specs use are registered with this module.
-EXAMPLE_TARGETS = custom_call_targets
-CUSTOM_CALLS = ("CustomCall", "CustomCallWithLayout", "CustomCallWithAliasing", "CustomCallWithComputation")
+from backend.runtime import host_io
+from backend.runtime.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
 
 
 @evaluator("CreateToken")
 def create_token(ctx: Any) -> Any:
-    return host_io.TOKEN
+    return TOKEN
 
 
 @evaluator("AfterAll")
 def after_all(ctx: Any, tokens: list[Any]) -> Any:
-    return host_io.TOKEN
-
-
-def read_infeed(op: str, shape: Any) -> Any:
-    """The next infeed value as ``shape``'s value; an empty tuple shape reads nothing (the seed)."""
-    if shape.is_tuple() and not shape.tuple_shapes():
-        return ()
-    io = host_io.current_io()
-    index = io.taken
-    return host_io.conform(op, f"infeed value {index}", shape, io.take(op))
+    return TOKEN
 
 
 @evaluator("Infeed")
@@ -46,7 +34,7 @@ def infeed(ctx: Any) -> Any:
 
 @evaluator("InfeedWithToken")
 def infeed_with_token(ctx: Any, token: Any) -> Any:
-    return read_infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), host_io.TOKEN
+    return read_infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), TOKEN
 
 
 def _copy(value: Any) -> Any:
@@ -56,7 +44,7 @@ def _copy(value: Any) -> Any:
 @evaluator("Outfeed")
 def outfeed(ctx: Any, operand: Any) -> Any:
     host_io.current_io().outfeed.append(_copy(operand))
-    return host_io.TOKEN
+    return TOKEN
 
 
 @evaluator("OutfeedWithToken")
@@ -68,27 +56,7 @@ def outfeed_after_token(ctx: Any, operand: Any, token: Any) -> Any:
 
 @evaluator("RecvFromHost")
 def recv_from_host(ctx: Any, token: Any) -> Any:
-    return read_infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), host_io.TOKEN
-
-
-def target_of(ctx: Any) -> host_io.CustomCallTarget:
-    """The custom-call target the instruction names, for the backend running it, or an UnsupportedError."""
-    name = ctx.attr("call_target_name")
-    target = host_io.custom_call_target(name, ctx.backend)
-    if target is None:
-        raise UnsupportedError(ctx.backend, ctx.inst.opcode, host_io.missing_target_reason(name, ctx.backend) or "")
-    return target
-
-
-def called_computation(ctx: Any) -> Any:
-    """A function running the op's ``computation`` attribute on this backend's values (or None)."""
-    computation = ctx.attrs.get("computation")
-    if computation is None:
-        return None
-
-    def run(*args: Any) -> Any:
-        return ctx.call(computation, list(args))
-    return run
+    return read_infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), TOKEN
 
 
 @evaluator(*CUSTOM_CALLS)

@@ -14,7 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backend import etypes
+from backend.hlo import etypes
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import (
     Allowed,

@@ -1,6 +1,6 @@
 """Shape rules, one per op (or one shared rule named by the spec's ``shape_rule``).
 
-A rule takes an :class:`OpContext` and returns the result :class:`~backend.shape.Shape`, or
+A rule takes an :class:`OpContext` and returns the result :class:`~backend.hlo.shape.Shape`, or
 raises the error that ``ctx.fail(constraint_id, message, arg=..., **values)`` returns.
 Rules live in family modules of this package and register with ``@shape_rule(name)``.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from backend.errors import OpError
+from backend.hlo.shape import Shape
 from backend.registry import Registry
-from backend.shape import Shape
 
 SHAPE_RULES = Registry("shape rule", __name__)
 shape_rule = SHAPE_RULES.register

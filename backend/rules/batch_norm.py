@@ -7,8 +7,8 @@ generic one of the builder.
 
 from __future__ import annotations
 
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def feature_size(ctx: OpContext, per_feature: tuple[str, ...]) -> int:

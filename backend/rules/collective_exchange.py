@@ -2,19 +2,19 @@
 
 What the builder can check without a device count: dimensions, counts dividing them, the groups' sizes
 against shard_count / split_count, use_global_device_ids without a channel_id, and the layout argument.
-The groups against the device count are checked at execute time (backend/collectives.py).
+The groups against the device count are checked at execute time (backend/hlo/device_groups.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from backend import collectives
 from backend.errors import OpError
-from backend.etypes import PrimitiveType
+from backend.hlo import device_groups
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Layout, Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.reduction import check_computation
-from backend.shape import Layout, Shape
 
 
 def exchange_groups(op: str, attrs: dict[str, Any], replicas: int, partitions: int, size: int, size_name: str,
@@ -22,9 +22,9 @@ def exchange_groups(op: str, attrs: dict[str, Any], replicas: int, partitions: i
     """The groups of global device ids of an AllGather, ReduceScatter, AllToAll or RaggedAllToAll at execute
     time (each in group order), checked against the device count: every group has ``size`` members
     (shard_count, split_count, the index arrays' size); any violation is an OpError with ``constraint``."""
-    global_ids = attrs["use_global_device_ids"] if "use_global_device_ids" in attrs else collectives.ABSENT
-    mode = collectives.group_mode(op, attrs["channel_id"], global_ids, constraint=constraint)
-    groups = collectives.device_groups(op, mode, attrs["replica_groups"], replicas, partitions,
+    global_ids = attrs["use_global_device_ids"] if "use_global_device_ids" in attrs else device_groups.ABSENT
+    mode = device_groups.group_mode(op, attrs["channel_id"], global_ids, constraint=constraint)
+    groups = device_groups.device_groups(op, mode, attrs["replica_groups"], replicas, partitions,
                                        constraint=constraint, uniform=True)
     if len(groups[0]) != size:
         raise OpError(op, constraint, f"{size_name} is {size}, but the groups have {len(groups[0])} members "
@@ -60,7 +60,7 @@ def _group_sizes(ctx: OpContext, size: int, size_name: str, constraint: str) -> 
     """Every group of replica_groups has ``size`` ids (empty replica_groups: checked at execute time). In
     cross-replica-and-partition mode (a channel_id, use_global_device_ids false) a group of replica ids spans
     every partition: the groups have one size, which divides ``size``."""
-    groups = collectives.group_ids(ctx.attr("replica_groups"))
+    groups = device_groups.group_ids(ctx.attr("replica_groups"))
     sizes = [len(g) for g in groups]
     spans_partitions = ctx.attrs.get("channel_id") is not None and "use_global_device_ids" in ctx.attrs \
         and not ctx.attr("use_global_device_ids")
@@ -74,8 +74,8 @@ def _group_sizes(ctx: OpContext, size: int, size_name: str, constraint: str) -> 
 
 
 def _check_mode(ctx: OpContext, constraint: str) -> None:
-    """use_global_device_ids true needs a channel_id (XLA's group modes, one place: backend/collectives.py)."""
-    collectives.group_mode(ctx.op, ctx.attr("channel_id"), ctx.attr("use_global_device_ids"), constraint=constraint)
+    """use_global_device_ids true needs a channel_id (XLA's group modes, one place: backend/hlo/device_groups.py)."""
+    device_groups.group_mode(ctx.op, ctx.attr("channel_id"), ctx.attr("use_global_device_ids"), constraint=constraint)
 
 
 def _with_layout(ctx: OpContext, result: Shape, constraint: str) -> Shape:

@@ -1,36 +1,21 @@
 """Shape rules of the reducing collectives and the device ids: AllReduce, CrossReplicaSum, ReplicaId, PartitionId.
 
 Builder-time checks only (the device count is not known when building): which devices a collective
-combines is worked out, and checked against the device count, at execute time by :mod:`backend.collectives`.
+combines is worked out, and checked against the device count, at execute time by :mod:`backend.hlo.device_groups`.
 The helpers here (group mode, uniform groups, shape_with_layout) are shared by the other collective families.
 """
 
 from __future__ import annotations
 
-import functools
-
-from backend import etypes
-from backend.builder import XlaBuilder, XlaComputation
-from backend.collectives import ABSENT, GroupMode, group_ids, group_mode
-from backend.etypes import PrimitiveType
+from backend.hlo.device_groups import ABSENT, GroupMode, group_ids, group_mode
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.reduction import check_computation
-from backend.shape import Shape
 
 U32_SCALAR = Shape.scalar_shape(PrimitiveType.U32)
 #: The constraint id of execute-time replica-group errors (groups that do not fit the device count), per op.
 GROUPS_CONSTRAINT = {"AllReduce": "C3", "CrossReplicaSum": "C2"}
-
-
-@functools.cache
-def add_computation(etype: PrimitiveType) -> XlaComputation:
-    """``Add(p0, p1)`` of two scalars of ``etype`` (CrossReplicaSum's computation)."""
-    from backend import ops
-
-    b = XlaBuilder(f"add_{etypes.short_name(etype)}")
-    scalar = Shape.scalar_shape(etype)
-    ops.Add(ops.Parameter(b, 0, scalar, "x"), ops.Parameter(b, 1, scalar, "y"))
-    return b.build()
 
 
 def mode_of(ctx: OpContext, constraint: str) -> GroupMode:

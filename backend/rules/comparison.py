@@ -7,12 +7,12 @@ type, C6 a complex comparison is EQ or NE.
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.api_types import ComparisonDirection, ComparisonType
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.elementwise import binary_elementwise, same_shape_dynamic_dimensions
-from backend.shape import Shape
 
 _UNORDERED_DIRECTIONS = (ComparisonDirection.EQ, ComparisonDirection.NE)
 #: The named comparison ops (Eq ... LtTotalOrder): their direction and comparison type (None: the

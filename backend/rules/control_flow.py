@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def _check_call(ctx: OpContext, computation: Any, operands: list[Shape], arg: str, count: str, match: str) -> Shape:

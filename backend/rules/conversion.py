@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def _new_element_type(ctx: OpContext, constraint: str, allowed: tuple[PrimitiveType, ...]) -> PrimitiveType:

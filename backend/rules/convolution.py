@@ -17,12 +17,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from backend.api_types import ConvolutionDimensionNumbers, PrecisionConfig, default_conv_dimension_numbers
-from backend.etypes import PrimitiveType
+from backend.hlo.attribute_types import ConvolutionDimensionNumbers, PrecisionConfig, default_conv_dimension_numbers
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
+from backend.hlo.xla_client_helpers import window_padding_type_to_pad_values
 from backend.rules import OpContext, shape_rule
 from backend.rules.linear_algebra import check_preferred_element_type
-from backend.shape import Shape
-from backend.xla_client_helpers import window_padding_type_to_pad_values
 
 PADDING_TYPES = ("SAME", "VALID")
 CONV_OPS = ("Conv", "ConvWithGeneralPadding", "ConvWithGeneralDimensions", "ConvGeneral", "ConvGeneralDilated")

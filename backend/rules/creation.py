@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape, broadcast_dynamic_dimensions, shape_from_pyval
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape, broadcast_dynamic_dimensions, shape_from_pyval
 
 
 @shape_rule("Parameter")

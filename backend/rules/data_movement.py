@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backend import etypes
+from backend.hlo import etypes
+from backend.hlo.shape import Layout, Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Layout, Shape
 
 
 def _is_permutation(values: Sequence[int], rank: int) -> bool:

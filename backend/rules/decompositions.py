@@ -6,10 +6,10 @@ Each takes a batch of matrices: every dimension but the two minor ones is a batc
 
 from __future__ import annotations
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.elementwise import _REAL_OF
-from backend.shape import Shape
 
 
 def matrix_batch(ctx: OpContext, arg: str, rank_constraint: str, square_constraint: str | None) -> Shape:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def _check_dimension(ctx: OpContext, constraint: str) -> int:

@@ -10,10 +10,10 @@ The shared rules fix the constraint ids their specs use:
 
 from __future__ import annotations
 
-from backend import broadcasting, etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import broadcasting, etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape, broadcast_dynamic_dimensions
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape, broadcast_dynamic_dimensions
 
 BINARY_CONSTRAINTS = {"dims_length": "C2", "dims_range": "C2", "same_rank_dims": "C2", "dims_order": "C3",
                       "incompatible": "C4"}

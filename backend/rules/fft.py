@@ -3,11 +3,11 @@ over the 1 to 3 trailing dimensions that ``fft_length`` names."""
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.api_types import FftType
+from backend.hlo import etypes
+from backend.hlo.attribute_types import FftType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.elementwise import _COMPLEX_OF, _REAL_OF
-from backend.shape import Shape
 
 
 def rfft_bins(n: int) -> int:

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from backend.builder import XlaBuilder, XlaComputation
 from backend.errors import OpError
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.graph import XlaComputation
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def _nonempty(ctx: OpContext, arg: str, cid: str = "arg-type") -> list[Shape]:
@@ -34,7 +34,7 @@ def _same_dimensions(ctx: OpContext, cid: str, arg: str, shapes: Sequence[Shape]
                            f"{list(shapes[0].dimensions())}", arg, **{f"{arg}0": str(shapes[0]), f"{arg}{i}": str(s)})
 
 
-def _scalars(shapes: Sequence[Shape]) -> list[Shape]:
+def scalars(shapes: Sequence[Shape]) -> list[Shape]:
     return [Shape.scalar_shape(s.element_type()) for s in shapes]
 
 
@@ -55,7 +55,7 @@ def map_(ctx: OpContext) -> Shape:
                        f"order), got {dimensions}", "dimensions", dimensions=dimensions)
     comp: XlaComputation = ctx.attr("computation")
     params = list(comp.program_shape().parameter_shapes())
-    wanted = _scalars(operands) + static
+    wanted = scalars(operands) + static
     if params != wanted:
         raise ctx.fail("C4", f"computation '{comp.name}' is {_signature(comp)}, but needs parameters "
                        f"({', '.join(str(s) for s in wanted)}): one scalar per operand, then the static operands",
@@ -123,15 +123,6 @@ def sort_dimension(dimension: int, rank: int) -> int:
     return rank - 1 if dimension == -1 else dimension
 
 
-def default_comparator(operands: Sequence[Shape]) -> XlaComputation:
-    """xla_client's default comparator: less-than on the first operand's elements (parameters 0 and 1)."""
-    from backend import ops
-
-    sub = XlaBuilder("default_less_than")
-    params = [ops.Parameter(sub, i, s, f"p{i}") for i, s in enumerate(x for s in _scalars(operands) for x in (s, s))]
-    return sub.build(ops.Lt(params[0], params[1]))
-
-
 @shape_rule("Sort")
 def sort(ctx: OpContext) -> Shape:
     operands = _nonempty(ctx, "operands")
@@ -143,11 +134,11 @@ def sort(ctx: OpContext) -> Shape:
                        dimension=dimension, rank=rank)
     if rank == 0:
         raise ctx.fail("C3", "a scalar has no dimension to sort along", "operands", operand=str(operands[0]))
-    if ctx.attr("comparator") is None:  # xla_client's default: the comparator is built here, so the graph has one
-        ctx.attrs["comparator"] = default_comparator(operands)
-    comp: XlaComputation = ctx.attr("comparator")
+    comp: XlaComputation | None = ctx.attr("comparator")
+    if comp is None:  # xla_client's default, less-than on the first operand: the ops layer adds it (surface.defaults)
+        return operands[0] if len(operands) == 1 else Shape.tuple_shape(operands)
     program = comp.program_shape()
-    wanted = [x for s in _scalars(operands) for x in (s, s)]
+    wanted = [x for s in scalars(operands) for x in (s, s)]
     result = program.result_shape()
     if list(program.parameter_shapes()) != wanted or result != Shape.scalar_shape(PrimitiveType.PRED):
         raise ctx.fail("C4", f"comparator '{comp.name}' is {_signature(comp)}, but must be "
@@ -276,7 +267,7 @@ def approx_top_k(ctx: OpContext) -> Shape:
                        size=n)
     comp: XlaComputation = ctx.attr("comparator")
     program = comp.program_shape()
-    wanted = [x for s in _scalars(operands) for x in (s, s)]
+    wanted = [x for s in scalars(operands) for x in (s, s)]
     if list(program.parameter_shapes()) != wanted or program.result_shape() != Shape.scalar_shape(PrimitiveType.PRED):
         raise ctx.fail("C7", f"comparator '{comp.name}' is {_signature(comp)}, but must be "
                        f"({', '.join(str(s) for s in wanted)}) -> pred[] (parameters 2i and 2i+1 are elements of "

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backend.api_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.hlo.attribute_types import GatherDimensionNumbers, ScatterDimensionNumbers
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 DN = "dimension_numbers"
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape, physical_size
 from backend.rules import OpContext, shape_rule
 from backend.rules.collectives import mode_of
 from backend.rules.control_flow import _check_call
 from backend.rules.reduction import check_computation
-from backend.shape import Shape, physical_size
 
 CONTEXT = Shape.scalar_shape(PrimitiveType.U32)
 FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.api_types import DotDimensionNumbers
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.attribute_types import DotDimensionNumbers
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def check_preferred_element_type(ctx: OpContext, operand_type: PrimitiveType, constraint: str) -> PrimitiveType:

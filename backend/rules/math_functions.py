@@ -10,9 +10,9 @@ The one-operand functions (Acos, Asin, ..., Square, Reciprocal) use the shared
 
 from __future__ import annotations
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 _COMPLEX_RESULT = {PrimitiveType.F32: PrimitiveType.C64, PrimitiveType.C64: PrimitiveType.C64,
                    PrimitiveType.F64: PrimitiveType.C128, PrimitiveType.C128: PrimitiveType.C128}

@@ -10,9 +10,9 @@ Builder-time checks only (no device count is known yet); ids out of range are ex
 
 from __future__ import annotations
 
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def check_source_target_pairs(ctx: OpContext) -> None:
@@ -84,9 +84,8 @@ def recv(ctx: OpContext) -> Shape:
 
 
 def _context_data(ctx: OpContext, start: str) -> Shape:
-    """The data shape of a ``start`` (Send/Recv) context (data array, u32[], token), else C1. A context straight
-    from a ``start`` records its channel as ``channel_id`` (as HLO's send-done/recv-done), which pairs the
-    transfer; any other value of that shape is a completed transfer."""
+    """The data shape of a ``start`` (Send/Recv) context (data array, u32[], token), else C1. (A context straight
+    from a ``start`` gets its channel as ``channel_id`` from the ops layer, :mod:`backend.surface.defaults`.)"""
     shape = ctx.shape("context")
     parts = shape.tuple_shapes() if shape.is_tuple() else ()
     if len(parts) != 3 or not parts[0].is_array() or parts[1] != _U32 or not parts[2].is_token():
@@ -97,8 +96,6 @@ def _context_data(ctx: OpContext, start: str) -> Shape:
     if producer.opcode == other:
         raise ctx.fail("C1", f"the context is a {other}'s result: {ctx.op} completes a {start}", "context",
                        context=str(shape))
-    if producer.opcode == start:
-        ctx.attrs["channel_id"] = producer.attrs["handle"]
     return parts[0]
 
 

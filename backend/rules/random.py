@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.api_types import RandomAlgorithm
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.attribute_types import RandomAlgorithm
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 #: State lengths (u64 words) each algorithm takes: key and counter (PHILOX: a 64- or 128-bit counter).
 STATE_LENGTHS = {RandomAlgorithm.RNG_THREE_FRY: (2,), RandomAlgorithm.RNG_PHILOX: (2, 3),

@@ -10,10 +10,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from backend.builder import XlaComputation
-from backend.etypes import PrimitiveType
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.graph import XlaComputation
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from backend import etypes
-from backend.api_types import DotDimensionNumbers, RaggedDotDimensionNumbers
+from backend.hlo import etypes
+from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.linear_algebra import (
     check_dot_dimension_numbers,
     check_preferred_element_type,
     dot_general_dimensions,
 )
-from backend.shape import Shape
 
 #: RaggedDot's modes, by the kind of lhs's ragged dimension.
 NON_CONTRACTING, CONTRACTING, BATCH = "non_contracting", "contracting", "batch"

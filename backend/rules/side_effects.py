@@ -3,8 +3,8 @@ CustomCall."""
 
 from __future__ import annotations
 
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def _data_shape_problem(shape: Shape) -> str | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
-from backend.shape import Shape
 
 
 def sliced_size(start: int, limit: int, stride: int) -> int:

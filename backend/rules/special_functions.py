@@ -9,9 +9,9 @@ first operand's. The one-operand functions use the shared ``unary_elementwise`` 
 
 from __future__ import annotations
 
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.elementwise import result_element_type, same_shape_dynamic_dimensions
-from backend.shape import Shape
 
 
 @shape_rule("same_shape_elementwise")

@@ -7,10 +7,10 @@ the operand's element type (checked by the builder); C2 a tolerance with a negat
 
 from __future__ import annotations
 
-from backend.api_types import ResultAccuracyMode
+from backend.hlo.attribute_types import ResultAccuracyMode
+from backend.hlo.shape import Shape
 from backend.rules import OpContext, shape_rule
 from backend.rules.elementwise import unary_elementwise
-from backend.shape import Shape
 
 
 @shape_rule("unary_accuracy")

@@ -1,6 +1,6 @@
 """Generate one Markdown page per operation from its spec, plus an index.
 
-    python -m specs.docs --out docs/ops
+    python -m docgen.pages --out docs/ops
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.shape import Shape, shape_from_pyval
+from backend.hlo import etypes
+from backend.hlo.shape import Shape, shape_from_pyval
 from specs.loader import OpSpec, load_all, parse_literal
 
 
@@ -151,7 +151,7 @@ def write_docs(out: Path) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specs.docs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m docgen.pages", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/ops", help="output folder (default: docs/ops)")
     args = parser.parse_args(argv)
     written = write_docs(Path(args.out))

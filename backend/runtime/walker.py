@@ -17,10 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from backend.builder import Instruction, XlaComputation
 from backend.errors import ExecutionError, OpError, UnsupportedError
+from backend.hlo.graph import Instruction, XlaComputation
+from backend.hlo.shape import Shape
 from backend.registry import Registry
-from backend.shape import Shape
 
 #: How deeply ``ctx.call`` (the recursive kind of sub-computation call) may nest.
 MAX_NESTED_CALLS = 64
@@ -52,7 +52,7 @@ class EvalContext:
         self.operand_shapes = tuple(operand_shapes)
         #: The backend running the instruction (``reference``, ``jax``, ``pallas``...).
         self.backend = walker.backend
-        #: The device running the instruction and its collectives' exchange (``backend.rendezvous.DeviceContext``
+        #: The device running the instruction and its collectives' exchange (``backend.reference.devices.DeviceContext``
         #: on the reference, ``backend.jax_backend.devices.JaxDeviceContext`` on jax).
         self.devices = walker.devices
         #: The point-to-point transfers of the running computation: channel handle -> the values its Sends

@@ -1,4 +1,4 @@
-"""The computation graph: :class:`XlaBuilder`, :class:`XlaOp`, :class:`XlaComputation`.
+"""The computation graph: :class:`Instruction`, :class:`XlaOp`, :class:`XlaComputation` and its HLO text form.
 
 Ops are added by the spec-driven functions of :mod:`backend.ops`; this module holds only the
 graph, its text form and the program shape.
@@ -8,14 +8,41 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from backend import attributes
-from backend.api_types import OpMetadata, OpSharding
-from backend.errors import OpError
-from backend.shape import Shape
+import numpy as np
+
+from backend.errors import UnsupportedError
+from backend.hlo import etypes
+from backend.hlo.attribute_types import (
+    ComparisonDirection,
+    ComparisonType,
+    ConvolutionDimensionNumbers,
+    DotDimensionNumbers,
+    FftType,
+    GatherDimensionNumbers,
+    OpMetadata,
+    OpSharding,
+    PaddingConfig,
+    PrecisionConfig,
+    RaggedDotDimensionNumbers,
+    RandomAlgorithm,
+    ResultAccuracy,
+    ScatterDimensionNumbers,
+    TriangularSolveOptions_Transpose,
+)
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.shape import Shape
 
 _ids = itertools.count()
+
+if TYPE_CHECKING:
+    from backend.hlo.builder import XlaBuilder
+
+
+def next_id() -> int:
+    """A fresh id for an instruction or a computation (unique in the process)."""
+    return next(_ids)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,7 +131,7 @@ class XlaComputation:
         self.name = ComputationName(name)
         self.instructions = tuple(i for i in instructions)
         self.root = root
-        self.uid = next(_ids)
+        self.uid = next_id()
         self._by_id = {i.id: i for i in self.instructions}
 
     def instruction(self, id: int) -> Instruction:
@@ -160,7 +187,7 @@ class XlaComputation:
         lines = []
         for inst in self.instructions:
             args = ", ".join(by_id[o].name for o in inst.operands)
-            attrs = "".join(f", {k}={attributes.render(v)}" for k, v in inst.attrs.items()
+            attrs = "".join(f", {k}={render(v)}" for k, v in inst.attrs.items()
                             if v is not None and not (k == "name" and inst.opcode == "Parameter"))
             if inst.opcode == "Parameter":  # HLO's form: parameter(N); the shape is on the left
                 args, attrs = str(inst.attrs["number"]), ""
@@ -169,7 +196,7 @@ class XlaComputation:
             if inst.metadata is not None:
                 attrs += f", metadata={inst.metadata}"
             root = "ROOT " if inst.id == self.root else ""
-            lines.append(f"  {root}{inst.name} = {inst.shape.to_string()} {_hlo_opcode(inst.opcode)}({args}){attrs}")
+            lines.append(f"  {root}{inst.name} = {inst.shape.to_string()} {hlo_opcode(inst.opcode)}({args}){attrs}")
         head = "ENTRY " if entry else ""
         return f"{head}{self.name} {{\n" + "\n".join(lines) + "\n}"
 
@@ -185,19 +212,17 @@ class XlaComputation:
     def as_stablehlo_text(self, platform: str = "cpu") -> str:
         """The StableHLO module (MLIR text) of the jax backend's lowering for ``platform``
         (see :mod:`backend.export`)."""
-        from backend.export import stablehlo_text
-        return stablehlo_text(self, platform)
+        return _exporter().stablehlo_text(self, platform)
 
     def as_stablehlo_bytecode(self, platform: str = "cpu") -> bytes:
         """The StableHLO module as a versioned portable artifact (MLIR bytecode); see :mod:`backend.export`."""
-        from backend.export import stablehlo_bytecode
-        return stablehlo_bytecode(self, platform)
+        return _exporter().stablehlo_bytecode(self, platform)
 
     def __str__(self) -> str:
         return self.as_hlo_text()
 
 
-def _hlo_opcode(op: str) -> str:
+def hlo_opcode(op: str) -> str:
     """CamelCase op name -> HLO's kebab-case opcode (``BroadcastInDim`` -> ``broadcast-in-dim``)."""
     out = ""
     for i, ch in enumerate(op):
@@ -207,101 +232,48 @@ def _hlo_opcode(op: str) -> str:
     return out
 
 
-class XlaBuilder:
-    """Builds one computation; ``build(root=None)`` (root defaults to the last op built)."""
+class StableHloExporter(Protocol):
+    """What :meth:`XlaComputation.as_stablehlo_text` and ``as_stablehlo_bytecode`` call: the export layer
+    (:mod:`backend.export`), which sits above this one and installs itself with :func:`set_stablehlo_exporter`."""
 
-    def __init__(self, name: str) -> None:
-        if not isinstance(name, str) or not name:
-            raise OpError("XlaBuilder", "arg-type", f"a builder needs a non-empty name, got {name!r}", "name")
-        self.name = name
-        self._instructions: dict[int, Instruction] = {}
-        self._order: list[int] = []
-        self._built = False
-        self._metadata: OpMetadata | None = None
-        self._sharding: OpSharding | None = None
+    def stablehlo_text(self, computation: XlaComputation, platform: str) -> str: ...
 
-    def add_instruction(self, opcode: str, operands: list[XlaOp], operand_args: tuple[tuple[str, int | None], ...],
-                        attrs: dict[str, Any], shape: Shape) -> XlaOp:
-        id = next(_ids)
-        label = str(attrs.get("name") or "") if opcode == "Parameter" else ""
-        name = f"{label or _hlo_opcode(opcode)}.{len(self._order)}"
-        inst = Instruction(id, opcode, tuple(o.id for o in operands), operand_args, dict(attrs), shape, name,
-                           self._metadata, self._sharding)
-        self._instructions[id] = inst
-        self._order.append(id)
-        return XlaOp(self, id)
+    def stablehlo_bytecode(self, computation: XlaComputation, platform: str) -> bytes: ...
 
-    def get_shape(self, op: XlaOp) -> Shape:
-        self._check_owned(op)
-        return self._instructions[op.id].shape
 
-    def instruction(self, op: XlaOp) -> Instruction:
-        self._check_owned(op)
-        return self._instructions[op.id]
+_EXPORTER: list[StableHloExporter] = []
 
-    def parameter_numbers(self) -> set[int]:
-        return {i.attrs["number"] for i in self._instructions.values() if i.opcode == "Parameter"}
 
-    def _check_owned(self, op: XlaOp) -> None:
-        if not isinstance(op, XlaOp) or op.builder is not self or op.id not in self._instructions:
-            raise OpError("XlaBuilder", "arg-type", f"{op!r} does not belong to builder '{self.name}'")
+def set_stablehlo_exporter(exporter: StableHloExporter) -> None:
+    """Install the exporter the ``as_stablehlo_*`` methods call (the ``backend`` package does, on import)."""
+    _EXPORTER[:] = [exporter]
 
-    def get_program_shape(self, root: XlaOp | None = None) -> ProgramShape:
-        return self._computation(root).program_shape()
 
-    def _computation(self, root: XlaOp | None) -> XlaComputation:
-        if not self._order:
-            raise OpError("XlaBuilder", "build", f"builder '{self.name}' has no instructions")
-        if root is not None:
-            self._check_owned(root)
-        root_id = root.id if root is not None else self._order[-1]
-        numbers = sorted(self.parameter_numbers())
-        if numbers != list(range(len(numbers))):
-            raise OpError("XlaBuilder", "build", f"parameter numbers must be 0..n-1 without gaps, got {numbers}")
-        return XlaComputation(self.name, [self._instructions[i] for i in self._order], root_id)
+def _exporter() -> StableHloExporter:
+    if not _EXPORTER:
+        raise UnsupportedError("export", "StableHLO", "no StableHLO exporter is installed (import backend.export)")
+    return _EXPORTER[0]
 
-    def build(self, root: XlaOp | None = None) -> XlaComputation:
-        """The computation; its result is ``root`` (default: the last op built)."""
-        return self._computation(root)
 
-    def is_constant(self, op: XlaOp) -> bool:
-        """Whether ``op``'s value depends on no parameter (it could be computed while building)."""
-        self._check_owned(op)
-        pending, seen = [op.id], set()
-        while pending:
-            inst = self._instructions[pending.pop()]
-            if inst.opcode == "Parameter":
-                return False
-            for operand in inst.operands:
-                if operand not in seen:
-                    seen.add(operand)
-                    pending.append(operand)
-        return True
-
-    def set_op_metadata(self, metadata: OpMetadata) -> None:
-        """Attach ``metadata`` (an OpMetadata: op_type, op_name, source_file, source_line) to every op added
-        from now on until :meth:`clear_op_metadata`; the text form shows it as HLO's ``metadata={...}``."""
-        try:
-            self._metadata = attributes.op_metadata(metadata)
-        except (TypeError, ValueError) as e:
-            raise OpError("XlaBuilder.set_op_metadata", "arg-type", str(e), "metadata") from None
-
-    def clear_op_metadata(self) -> None:
-        """Ops added from now on carry no metadata."""
-        self._metadata = None
-
-    def set_sharding(self, sharding: OpSharding) -> None:
-        """Attach ``sharding`` (an OpSharding) to every op added from now on until :meth:`clear_sharding`; the
-        text form shows it as HLO's ``sharding={...}``. It is an annotation for XLA's SPMD partitioner: the
-        backends here run each op whole (a sharding changes no value), and run several devices through
-        ``execute(..., replicas=, partitions=)`` instead."""
-        try:
-            self._sharding = attributes.op_sharding(sharding)
-        except (TypeError, ValueError) as e:
-            raise OpError("XlaBuilder.set_sharding", "arg-type", str(e), "sharding") from None
-
-    def clear_sharding(self) -> None:
-        """Ops added from now on carry no sharding."""
-        self._sharding = None
-
-    Build = build
+def render(value: Any) -> str:
+    """An attribute value as it appears in the HLO-like text."""
+    if isinstance(value, (DotDimensionNumbers, RaggedDotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
+                          GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig, ResultAccuracy)):
+        return str(value)
+    if isinstance(value, RandomAlgorithm):
+        return value.name
+    if isinstance(value, (ComparisonDirection, ComparisonType)):
+        return value.value
+    if isinstance(value, (TriangularSolveOptions_Transpose, FftType)):
+        return value.name
+    if isinstance(value, PrimitiveType):
+        return etypes.short_name(value)
+    if isinstance(value, tuple):
+        return "{" + ",".join(render(x) for x in value) + "}"
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=",", threshold=16).replace("\n", "")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, XlaComputation):
+        return value.name
+    return str(value)

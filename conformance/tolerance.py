@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
+from backend.hlo import etypes
 
 
 def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:

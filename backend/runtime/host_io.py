@@ -1,49 +1,27 @@
-"""Host-side state of side-effecting ops: token values, infeed and outfeed, custom-call targets.
+"""Host-side state of side-effecting ops: the infeed and outfeed of an execution.
 
-- A token carries no data. At run time it is an empty ``pred`` array (:data:`TOKEN`); a
-  :class:`Token` (an ndarray subclass of the same value) marks a token *input* where one must be
-  told apart from a ``pred[0]`` array (a spec literal ``{"token[]": []}``).
 - Infeed and outfeed: ``backend.execute(computation, args, infeed=[v0, v1, ...], outfeed=out)``.
   Each Infeed the program runs takes the next value of ``infeed`` (in program order); each Outfeed
   appends its operand to the list ``out``. They are also the host end of host transfers: RecvFromHost
   takes the next ``infeed`` value, SendToHost appends to ``out``. :func:`execute_with_io` returns both at once.
-- Custom-call targets: ``register_custom_call_target(name, reference=fn, jax=fn)``. A target is
-  called with the operands (NumPy arrays on ``reference``, traced jax arrays on ``jax``) and returns
-  the result (a tuple for a tuple shape). It also gets ``opaque=`` (the op's opaque bytes) and
-  ``computation=`` (a function running the op's called computation on its backend's values) when
-  its signature names them.
+(Tokens are :mod:`backend.hlo.token`; custom-call targets :mod:`backend.runtime.custom_calls`.)
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from backend.errors import OpError
+from backend.hlo import etypes
+from backend.hlo.token import TOKEN
 
 #: The ops that read or fill an execution's infeed and outfeed.
 HOST_IO_OPCODES = frozenset({"Infeed", "InfeedWithToken", "Outfeed", "OutfeedWithToken", "SendToHost",
                              "RecvFromHost"})
-#: The run-time value of a token: an empty pred array.
-TOKEN = np.zeros((0,), np.bool_)
-TOKEN.flags.writeable = False
-
-
-class Token(np.ndarray):
-    """A token input (a spec literal ``{"token[]": []}``); its value is :data:`TOKEN`."""
-
-    def __new__(cls) -> Token:
-        return np.zeros((0,), np.bool_).view(cls)
-
-
-def is_token(value: Any) -> bool:
-    return isinstance(value, Token)
-
-
 class HostIO:
     """The infeed values of one execution and the outfeed list it fills."""
 
@@ -104,82 +82,9 @@ def execute_with_io(backend: Any, computation: Any, arguments: Sequence[Any], in
     return results, outfeed
 
 
-class CustomCallTarget:
-    """A registered target: one function per backend, and which extra keywords each accepts."""
-
-    def __init__(self, name: str, functions: dict[str, Callable[..., Any]]) -> None:
-        self.name = name
-        self.functions = functions
-
-    def call(self, backend: str, operands: Sequence[Any], opaque: bytes, computation: Callable[..., Any] | None) -> Any:
-        fn = self.functions[backend]
-        params = _parameter_names(fn)
-        extra: dict[str, Any] = {}
-        if "opaque" in params:
-            extra["opaque"] = opaque
-        if "computation" in params and computation is not None:
-            extra["computation"] = computation
-        return fn(*operands, **extra)
-
-
-def _parameter_names(fn: Callable[..., Any]) -> set[str]:
-    try:
-        return set(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):  # builtins without a signature take operands only
-        return set()
-
-
-_TARGETS: dict[str, CustomCallTarget] = {}
-
-
-def register_custom_call_target(name: str, reference: Callable[..., Any] | None = None,
-                                jax: Callable[..., Any] | None = None, **others: Callable[..., Any]) -> None:
-    """Registers (or replaces) the custom-call target ``name``: ``reference`` runs on NumPy arrays,
-    ``jax`` on traced jax arrays (the pallas backend uses ``jax``'s); ``others`` by backend name."""
-    if not isinstance(name, str) or not name:
-        raise OpError("register_custom_call_target", "arg-type", f"name must be a non-empty string, got {name!r}",
-                      "name")
-    functions = {k: v for k, v in {"reference": reference, "jax": jax, **others}.items() if v is not None}
-    for backend, fn in functions.items():
-        if not callable(fn):
-            raise OpError("register_custom_call_target", "arg-type", f"the {backend} function of '{name}' is not "
-                          f"callable: {fn!r}", backend)
-    if not functions:
-        raise OpError("register_custom_call_target", "arg-type", f"'{name}' needs a function for at least one "
-                      "backend (reference=..., jax=...)", "reference")
-    _TARGETS[name] = CustomCallTarget(name, functions)
-
-
-def unregister_custom_call_target(name: str) -> None:
-    _TARGETS.pop(name, None)
-
-
-def custom_call_target(name: str, backend: str) -> CustomCallTarget | None:
-    """The target ``name`` when it has a function for ``backend`` (pallas runs jax's)."""
-    target = _TARGETS.get(name)
-    if target is None:
-        return None
-    key = backend if backend in target.functions else ("jax" if backend == "pallas" else backend)
-    if key not in target.functions:
-        return None
-    if key != backend:
-        target = CustomCallTarget(name, {backend: target.functions[key], **target.functions})
-    return target
-
-
-def missing_target_reason(name: str, backend: str) -> str | None:
-    """Why ``backend`` cannot run a custom call of ``name``, or None."""
-    if custom_call_target(name, backend) is None:
-        return f"no custom-call target '{name}' registered for backend '{backend}' " \
-               "(backend.register_custom_call_target)"
-    return None
-
-
 def conform(op: str, what: str, shape: Any, value: Any) -> Any:
     """``value`` as the NumPy value of ``shape`` (a tuple for a tuple shape, :data:`TOKEN` for a token),
     or an OpError naming ``what`` (``infeed value 0``, ``the result of target 'x'``) and both shapes."""
-    from backend import etypes
-
     if shape.is_token():
         return TOKEN
     if shape.is_tuple():

@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from backend import etypes
-from backend.api_types import (
+from backend.hlo import etypes
+from backend.hlo.attribute_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
@@ -41,8 +41,10 @@ from backend.api_types import (
     TriangularSolveOptions_Transpose,
     conv_dimension_numbers_from_strings,
 )
-from backend.etypes import PrimitiveType
-from backend.shape import Layout, Shape
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.graph import XlaComputation
+from backend.hlo.literals import parse_literal, parse_shape
+from backend.hlo.shape import Layout, Shape
 
 
 def _int(v: Any) -> int:
@@ -130,7 +132,6 @@ def _shape(v: Any) -> Shape:
     if isinstance(v, Shape):
         return v
     if isinstance(v, str):
-        from specs.loader import parse_shape
         return parse_shape(v)
     raise TypeError(f"expected a Shape, got {v!r}")
 
@@ -139,7 +140,6 @@ def _literal(v: Any) -> Any:
     if isinstance(v, tuple):
         return tuple(_literal(x) for x in v)
     if isinstance(v, dict):
-        from specs.loader import parse_literal
         return parse_literal(v)
     arr = np.asarray(v)
     if arr.dtype == np.float64 and not isinstance(v, np.ndarray) and not isinstance(v, np.floating):
@@ -246,7 +246,6 @@ def _result_accuracy(v: Any) -> ResultAccuracy:
 
 
 def _computation(v: Any) -> Any:
-    from backend.builder import XlaComputation
     if not isinstance(v, XlaComputation):
         raise TypeError(f"expected an XlaComputation (from XlaBuilder.build()), got {type(v).__name__}")
     return v
@@ -578,28 +577,3 @@ def normalize(type_name: str, value: Any) -> Any:
     if base not in NORMALIZERS:
         raise ValueError(f"unknown attribute type '{type_name}'")
     return NORMALIZERS[base](value)
-
-
-def render(value: Any) -> str:
-    """An attribute value as it appears in the HLO-like text."""
-    if isinstance(value, (DotDimensionNumbers, RaggedDotDimensionNumbers, PrecisionConfig, ConvolutionDimensionNumbers,
-                          GatherDimensionNumbers, ScatterDimensionNumbers, PaddingConfig, ResultAccuracy)):
-        return str(value)
-    if isinstance(value, RandomAlgorithm):
-        return value.name
-    if isinstance(value, (ComparisonDirection, ComparisonType)):
-        return value.value
-    if isinstance(value, (TriangularSolveOptions_Transpose, FftType)):
-        return value.name
-    if isinstance(value, PrimitiveType):
-        return etypes.short_name(value)
-    if isinstance(value, tuple):
-        return "{" + ",".join(render(x) for x in value) + "}"
-    if isinstance(value, np.ndarray):
-        return np.array2string(value, separator=",", threshold=16).replace("\n", "")
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    from backend.builder import XlaComputation
-    if isinstance(value, XlaComputation):
-        return value.name
-    return str(value)

@@ -1,4 +1,4 @@
-"""``python -m backend.bench_dispatch``: start-up and dispatch figures, side by side in one run.
+"""``python -m benchmarks.dispatch``: start-up and dispatch figures, side by side in one run.
 
 Prints
 - the cold start-up of ``import backend; ops.Add(...)`` in a fresh subprocess, with the parsed-spec
@@ -115,7 +115,7 @@ def dispatch_figures(calls: int = 2000, rounds: int = 7) -> list[tuple[str, floa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m backend.bench_dispatch", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.dispatch", description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="calls per timing round")
     parser.add_argument("--rounds", type=int, default=7, help="timing rounds (the best is kept)")
     parser.add_argument("--skip-startup", action="store_true", help="only the dispatch figures")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backend.builder import XlaComputation
+from backend.hlo.graph import XlaComputation
 
 #: Binary ops a reducer sub-computation may be, and the name kernels know them by.
 REDUCER_NAMES = {"Add": "add", "Mul": "mul", "Max": "max", "Min": "min", "And": "and", "Or": "or"}

@@ -2,7 +2,8 @@
 
 Values and semantics as in XLA's ``xla_client.py`` and ``xla_data.proto``: ``PaddingType`` and
 :func:`window_padding_type_to_pad_values` (SAME splits the padding with the extra element on the
-high side), the proto enums by their xla_client names, and :func:`CurrentSourceInfoMetadata`.
+high side), the proto enums by their xla_client names, :func:`CurrentSourceInfoMetadata`, and the
+``make_*`` helpers that build attribute values from xla_client's plain forms (through the normalizers).
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from backend.api_types import (  # noqa: F401 (xla_client's enums, re-exported here with the others)
+from backend.errors import OpError
+from backend.hlo import attributes
+from backend.hlo.attribute_types import (  # noqa: F401 (xla_client's enums, re-exported here with the others)
+    ConvolutionDimensionNumbers,
     CustomCallApiVersion,
     CustomCallSchedule,
+    DotDimensionNumbers,
     FftType,
     OpMetadata,
+    PaddingConfig,
     Precision,
     RandomAlgorithm,
+    ReplicaGroup,
     ResultAccuracyMode,
     TriangularSolveOptions_Transpose,
+    default_conv_dimension_numbers,
 )
-from backend.errors import OpError
 
 
 class PaddingType(enum.Enum):
@@ -86,3 +93,49 @@ def CurrentSourceInfoMetadata(op_type: str | None = None, op_name: str | None = 
     filename, line = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("", 0)
     return OpMetadata(op_type=op_type or "", op_name=op_name or "", source_file=os.path.basename(filename),
                       source_line=line)
+
+
+def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers:
+    """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it (a new,
+    mutable DotDimensionNumbers)."""
+    return _helper("make_dot_dimension_numbers", "dimension_numbers", attributes.dot_dimension_numbers, dimension_numbers).copy()
+
+
+def _helper(name: str, arg: str, normalize: Any, value: Any) -> Any:
+    """``normalize(value)``, its TypeError/ValueError an OpError naming the helper and the argument."""
+    try:
+        return normalize(value)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, OpError):
+            raise
+        raise OpError(name, "arg-type", str(e), arg, {arg: value}) from None
+
+
+def make_convolution_dimension_numbers(dimension_numbers: object, num_spatial_dimensions: int
+                                       ) -> ConvolutionDimensionNumbers:
+    """As xla_client: ``None`` (the default layout), three layout strings, or the numbers themselves
+    (a new, mutable ConvolutionDimensionNumbers)."""
+    if dimension_numbers is None:
+        count = _helper("make_convolution_dimension_numbers", "num_spatial_dimensions", _count, num_spatial_dimensions)
+        return default_conv_dimension_numbers(count).copy()
+    return _helper("make_convolution_dimension_numbers", "dimension_numbers", attributes.convolution_dimension_numbers,
+                   dimension_numbers).copy()
+
+
+def _count(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"expected a number >= 0, got {v!r}")
+    return v
+
+
+def make_replica_groups(replica_groups: object) -> list[ReplicaGroup]:
+    """As xla_client: ``None`` (every replica in one group: no groups) or a sequence of sequences of
+    replica ids, as new, mutable ReplicaGroups."""
+    groups = _helper("make_replica_groups", "replica_groups", attributes.replica_groups, replica_groups)
+    return [g.copy() for g in groups]
+
+
+def make_padding_config(padding_config: object) -> PaddingConfig:
+    """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it
+    (a new, mutable PaddingConfig)."""
+    return _helper("make_padding_config", "padding_config", attributes.padding_config, padding_config).copy()

@@ -1,8 +1,8 @@
 """Build the documentation site (mkdocs-material): one page per op with its examples and support, an index by
 family, search, the porting guide, the conformance suite's guide, the report schema and a support matrix.
 
-    python -m specs.site build [--out build/site] [--reports reports]
-    python -m specs.site screenshots [--site build/site] [--out docs/screenshots]
+    python -m docgen.site build [--out build/site] [--reports reports]
+    python -m docgen.site screenshots [--site build/site] [--out docs/screenshots]
 
 ``build`` writes the Markdown and an ``mkdocs.yml`` into ``<out>-src/`` and runs ``mkdocs build --strict``, so a
 broken link or a page missing from the navigation is an error. The site works from ``file://`` too (the
@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-from backend import xla_client_surface
 from conformance.render import html_page
 from conformance.report import SCHEMA_PATH
-from specs import support_matrix
-from specs.docs import render_index, render_op
+from docgen import porting_table as xla_client_surface
+from docgen import support_matrix
+from docgen.pages import render_index, render_op
 from specs.loader import OpSpec, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,13 +187,13 @@ SCREENSHOTS = {"index.png": "ops/index.html", "op_page.png": "ops/Pad.html", "su
 
 
 def take_screenshots(site: Path, out: Path) -> list[Path]:
-    from specs import browser
+    from docgen import browser
     out.mkdir(parents=True, exist_ok=True)
     return [browser.screenshot(site, page, out / name) for name, page in SCREENSHOTS.items()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specs.site", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m docgen.site", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="generate the pages and run mkdocs build --strict")
     b.add_argument("--out", type=Path, default=DEFAULT_OUT, help="site folder (default: build/site)")

@@ -15,10 +15,11 @@ import keyword
 from collections.abc import Callable
 from typing import Any
 
-from backend import attributes
-from backend.builder import XlaBuilder, XlaComputation, XlaOp
 from backend.errors import OpError
-from backend.shape import Shape
+from backend.hlo import attributes
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.graph import XlaComputation, XlaOp
+from backend.hlo.shape import Shape
 
 
 def python_name(arg: str) -> str:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from specs import png
+from docgen import png
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WINDOW = (1280, 900)
@@ -60,7 +60,7 @@ def _run(site: Path, page: str, *flags: str, timeout: float = 120) -> str:
         raise RuntimeError(f"no Chromium found (looked for {', '.join(CANDIDATES)}); on Debian: "
                            "apt-get install -y chromium")
     if not (site / page).is_file():
-        raise RuntimeError(f"{site / page} does not exist: build the site first (python -m specs.site build)")
+        raise RuntimeError(f"{site / page} does not exist: build the site first (python -m docgen.site build)")
     with tempfile.TemporaryDirectory() as profile, serve(site) as base:
         done = subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *flags, base + page],
                               capture_output=True, text=True, timeout=timeout)
@@ -71,7 +71,7 @@ def _run(site: Path, page: str, *flags: str, timeout: float = 120) -> str:
 
 def screenshot(site: Path, page: str, out: Path, window: tuple[int, int] = WINDOW) -> Path:
     """A PNG of the built ``site``'s ``page`` (e.g. ``ops/Pad.html``) as a ``window``-sized browser shows it
-    (re-encoded by :func:`specs.png.write_png`, so tests decode it quickly)."""
+    (re-encoded by :func:`docgen.png.write_png`, so tests decode it quickly)."""
     out = out.resolve()
     _run(site, page, f"--screenshot={out}", f"--window-size={window[0]},{window[1]}")
     if not out.is_file():

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from backend import etypes
-from backend.etypes import PrimitiveType
+from backend.hlo import etypes
+from backend.hlo.etypes import PrimitiveType
+from backend.hlo.token import is_token
 
 
 class Layout:
@@ -228,9 +229,7 @@ def _as_etype(element_type: Any) -> PrimitiveType:
 
 
 def shape_from_pyval(pyval: Any) -> Shape:
-    """The shape of a NumPy array, a Python scalar, a token value (``backend.host_io.Token``), or a tuple of those."""
-    from backend.host_io import is_token
-
+    """The shape of a NumPy array, a Python scalar, a token value (``backend.hlo.token.Token``), or a tuple of those."""
     if is_token(pyval):
         return Shape.token_shape()
     if isinstance(pyval, tuple):

@@ -1,7 +1,7 @@
 """Which names of the former ``xla_client`` surface ``backend`` provides: the porting table.
 
-``python -m backend.xla_client_surface --markdown`` prints the table (every name of
-:mod:`backend.xla_client_names`, present here or missing with the open work that adds it);
+``python -m docgen.porting_table --markdown`` prints the table (every name of
+:mod:`docgen.xla_client_names`, present here or missing with the open work that adds it);
 ``--write-readme`` puts it into README.md between its markers. An op counts as present when every
 xla_client overload is accepted as written: its arguments in order (so positional calls work),
 with their names (so keyword calls work), the optional ones optional here too.
@@ -15,7 +15,8 @@ import enum
 from pathlib import Path
 
 import backend
-from backend import ops, xla_client_names
+from backend import ops
+from docgen import xla_client_names
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BEGIN, END = "<!-- xla_client-surface:begin -->", "<!-- xla_client-surface:end -->"
@@ -147,7 +148,7 @@ def write_readme(path: Path = README) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m backend.xla_client_surface", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m docgen.porting_table", description=__doc__)
     parser.add_argument("--markdown", action="store_true", help="print the porting table")
     parser.add_argument("--write-readme", action="store_true", help="rewrite the table in README.md")
     args = parser.parse_args(argv)

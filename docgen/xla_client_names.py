@@ -1,7 +1,7 @@
 """The former ``xla_client`` builder surface, name by name: what code written for it calls.
 
 Transcribed from XLA's Python binding (openxla/xla ``xla/python/ops.cc`` and ``xla/python/xla_client.py``),
-as listed in the project's ``XLA_CLIENT_OPS.md``. :mod:`backend.xla_client_surface` compares it with
+as listed in the project's ``XLA_CLIENT_OPS.md``. :mod:`docgen.porting_table` compares it with
 what ``backend`` provides and generates the porting table of the README.
 """
 

@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from backend.backends import (
+from backend.errors import UnsupportedError
+from backend.hlo.graph import XlaComputation
+from backend.reference import EVALUATORS
+from backend.reference.devices import DEFAULT_TIMEOUT, DeviceContext, run_on_devices
+from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
+from backend.runtime.custom_calls import missing_target_reason
+from backend.runtime.host_io import HostIO, active_io
+from backend.runtime.protocol import (
     ArgumentChecker,
     check_computation,
     check_partitions,
@@ -20,13 +27,7 @@ from backend.backends import (
     flatten_result,
     per_device_arguments,
 )
-from backend.builder import XlaComputation
-from backend.errors import UnsupportedError
-from backend.host_io import HostIO, active_io, missing_target_reason
-from backend.interpreter import EvalContext, GraphWalker, TailCall
-from backend.reference import EVALUATORS
-from backend.reference.dynamic_shape import align_runtime_sizes, check_runtime_value, unsupported_reason
-from backend.rendezvous import DEFAULT_TIMEOUT, DeviceContext, run_on_devices
+from backend.runtime.walker import EvalContext, GraphWalker, TailCall
 
 #: The most devices (threads) the reference simulates in one run.
 MAX_DEVICES = 1024
@@ -53,7 +54,7 @@ class RuntimeSizedWalker(GraphWalker):
 
 
 class ReferenceBackend:
-    """The NumPy oracle. Several devices run as one thread each (see :mod:`backend.rendezvous`);
+    """The NumPy oracle. Several devices run as one thread each (see :mod:`backend.reference.devices`);
     ``rendezvous_timeout`` is how long a device waits for the others at a collective."""
 
     name = "reference"

@@ -3,7 +3,7 @@
 They behave like the protocol buffers they stand for: default-constructible, mutable, repeated
 fields as lists (``dn = DotDimensionNumbers(); dn.lhs_contracting_dimensions.append(1)``), equal
 when their fields are. Nothing is checked when one is built or changed: the op builder checks the
-value (``backend.attributes``; a malformed one is an OpError naming the field) and keeps a frozen
+value (``backend.hlo.attributes``; a malformed one is an OpError naming the field) and keeps a frozen
 canonical copy, so later changes to the caller's object do not reach the op.
 """
 
@@ -162,24 +162,6 @@ class DotDimensionNumbers(Message):
                 f"rhs_contracting_dims={dims(self.rhs_contracting_dimensions)}")
 
 
-def make_dot_dimension_numbers(dimension_numbers: object) -> DotDimensionNumbers:
-    """From ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, as xla_client took it (a new,
-    mutable DotDimensionNumbers)."""
-    from backend.attributes import dot_dimension_numbers
-    return _helper("make_dot_dimension_numbers", "dimension_numbers", dot_dimension_numbers, dimension_numbers).copy()
-
-
-def _helper(name: str, arg: str, normalize: Any, value: Any) -> Any:
-    """``normalize(value)``, its TypeError/ValueError an OpError naming the helper and the argument."""
-    from backend.errors import OpError
-    try:
-        return normalize(value)
-    except (TypeError, ValueError) as e:
-        if isinstance(e, OpError):
-            raise
-        raise OpError(name, "arg-type", str(e), arg, {arg: value}) from None
-
-
 @dataclasses.dataclass(frozen=True)
 class RaggedDotDimensionNumbers:
     """A RaggedDot's dimensions: the DotGeneral ones, lhs's ragged dimension (exactly one) and rhs's
@@ -263,24 +245,6 @@ def default_conv_dimension_numbers(num_spatial_dimensions: int) -> ConvolutionDi
     return ConvolutionDimensionNumbers(0, 1, spatial, 1, 0, spatial, 0, 1, spatial).frozen()
 
 
-def make_convolution_dimension_numbers(dimension_numbers: object, num_spatial_dimensions: int
-                                       ) -> ConvolutionDimensionNumbers:
-    """As xla_client: ``None`` (the default layout), three layout strings, or the numbers themselves
-    (a new, mutable ConvolutionDimensionNumbers)."""
-    from backend.attributes import convolution_dimension_numbers
-    if dimension_numbers is None:
-        count = _helper("make_convolution_dimension_numbers", "num_spatial_dimensions", _count, num_spatial_dimensions)
-        return default_conv_dimension_numbers(count).copy()
-    return _helper("make_convolution_dimension_numbers", "dimension_numbers", convolution_dimension_numbers,
-                   dimension_numbers).copy()
-
-
-def _count(v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"expected a number >= 0, got {v!r}")
-    return v
-
-
 @dataclasses.dataclass(eq=False)
 class GatherDimensionNumbers(Message):
     offset_dims: list[int] = _repeated()
@@ -306,14 +270,6 @@ class ReplicaGroup(Message):
     """The replicas that take part together in a collective (``replica_ids``)."""
 
     replica_ids: list[int] = _repeated()
-
-
-def make_replica_groups(replica_groups: object) -> list[ReplicaGroup]:
-    """As xla_client: ``None`` (every replica in one group: no groups) or a sequence of sequences of
-    replica ids, as new, mutable ReplicaGroups."""
-    from backend.attributes import replica_groups as normalize_replica_groups
-    groups = _helper("make_replica_groups", "replica_groups", normalize_replica_groups, replica_groups)
-    return [g.copy() for g in groups]
 
 
 @dataclasses.dataclass(eq=False)
@@ -399,13 +355,6 @@ class PaddingConfig(Message):
         """XLA's text form: ``low_high`` per dimension joined by ``x``, ``_interior`` when any is nonzero."""
         interior = any(d.interior_padding for d in self.dimensions)
         return "x".join(f"{lo}_{hi}" + (f"_{inner}" if interior else "") for lo, hi, inner in self.triples())
-
-
-def make_padding_config(padding_config: object) -> PaddingConfig:
-    """From a sequence of ``(low, high, interior)`` triples (or a PaddingConfig), as xla_client took it
-    (a new, mutable PaddingConfig)."""
-    from backend.attributes import padding_config as normalize_padding_config
-    return _helper("make_padding_config", "padding_config", normalize_padding_config, padding_config).copy()
 
 
 class CustomCallSchedule(enum.IntEnum):
