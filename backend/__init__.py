@@ -131,5 +131,5 @@ if TYPE_CHECKING:  # what static tools see: the same names, from their modules
     from backend.runtime.host_io import execute_with_io as execute_with_io
     from backend.runtime.protocol import Backend as Backend
 
-if "jax" in sys.modules:  # jax came first: give it its host devices before its backends start
+if sys.modules.get("jax") is not None:  # jax came first: give it its host devices before its backends start
     importlib.import_module("backend.jax_backend")  # configures jax's CPU device count on import
