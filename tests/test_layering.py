@@ -255,7 +255,7 @@ assert len(EVALUATORS.names()) > 180
 b = XlaBuilder("t")
 x = ops.Parameter(b, 0, Shape.array_shape(PrimitiveType.F32, (3,)), "x")
 shape = Shape.array_shape(PrimitiveType.F32, (3,))
-y = ops.CustomCall(b, b"xla_semantics.negate", [x], shape)
+y = ops.CustomCall(b, "xla_semantics.negate", [x], shape)
 ops.Sort(b, [ops.Add(x, y)])
 out = get_backend("reference").execute(b.build(), [np.array([3, 1, 2], np.float32)])
 print(out[0].tolist(), "jax" in sys.modules and sys.modules["jax"] is not None)
