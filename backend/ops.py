@@ -3,7 +3,8 @@
 Every spec under ``specs/ops`` becomes a function here with the spec's argument names and
 order. Building an op: bind the arguments, normalize attributes, check element types, run the
 op's shape rule, fill the attributes the ops layer adds (:data:`DEFAULTS`), insert implicit broadcasts, add the
-instruction.
+instruction. Static tools see the functions in ``backend/ops.pyi``, which ``python -m docgen.ops_stub --write``
+generates from the specs and from what this module makes of them.
 """
 
 from __future__ import annotations
