@@ -37,13 +37,15 @@ from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
 from backend.hlo.graph import XlaComputation
 from backend.runtime.host_io import HOST_IO_OPCODES
 from backend.runtime.protocol import check_computation
+from specs.loader import COLLECTIVES
 
 #: The platforms ``export`` lowers for unless told otherwise.
 DEFAULT_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "tpu")
 #: The platforms jax can lower for (on any machine, with or without such a device).
 KNOWN_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "rocm", "tpu")
-#: The spec family of ops that exchange data between replicas or partitions: an export is one device's program.
-MULTI_DEVICE_FAMILY = "collective"
+#: The spec category of the ops that exchange data between replicas or partitions (the families collectives,
+#: collective_exchange and point_to_point): an export is one device's program.
+MULTI_DEVICE_CATEGORY = COLLECTIVES
 _EXPORTER = "export"
 
 
@@ -75,13 +77,13 @@ def unsupported_reason(computation: XlaComputation) -> str | None:
 
 
 def _multi_device(opcode: str) -> bool:
-    """Whether the op exchanges data between replicas or partitions, from its spec: the collective family,
-    or an op of another family whose examples run on several devices (XLA's internal AllGatherStart...)."""
+    """Whether the op exchanges data between replicas or partitions, from its spec: the collectives category,
+    or an op of another category whose examples run on several devices (XLA's internal AllGatherStart...)."""
     try:
         spec = specs.get(opcode)
     except SpecError:  # an opcode without a spec (the builder's own Parameter, Tuple...)
         return False
-    return spec.family == MULTI_DEVICE_FAMILY or any(
+    return spec.category == MULTI_DEVICE_CATEGORY or any(
         e.devices is not None and e.devices[0] * e.devices[1] > 1 for e in spec.examples)
 
 

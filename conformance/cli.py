@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         print("backends:", ", ".join(available_backends()))
         for name, spec in all_specs.items():
-            print(f"{name:<28} {spec.family}")
+            print(f"{name:<28} {spec.family:<20} {spec.category}")
         return 0
     names = [n.strip() for n in args.ops.split(",") if n.strip()] or list(all_specs)
     if args.command == "fuzz":

@@ -29,6 +29,7 @@ import numpy as np
 from backend.hlo import attributes, etypes
 from conformance.cases import ERROR, Case
 from conformance.generate import cases_for
+from specs.loader import ELEMENTWISE, REDUCTION
 
 ALLOWLIST_PATH = Path(__file__).parent / "coverage_allowlist.txt"
 LIST_TYPES = ("int_list", "int_pairs", "bool_list")
@@ -167,7 +168,7 @@ def _has_operands(spec: Any) -> bool:
 
 
 def _ranked_freely(spec: Any) -> bool:
-    return _has_operands(spec) and (spec.family.startswith("elementwise") or spec.family == "reduction")
+    return _has_operands(spec) and spec.category in (ELEMENTWISE, REDUCTION)
 
 
 @edge("zero_size", "an operand with a zero-size dimension", applies=_has_operands)

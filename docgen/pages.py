@@ -14,7 +14,7 @@ import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.shape import Shape, shape_from_pyval
-from specs.loader import OpSpec, load_all, parse_literal
+from specs.loader import OpSpec, by_category, load_all, parse_literal
 
 
 def _literal_text(value: Any) -> str:
@@ -56,7 +56,8 @@ def _form_arg_text(arg: Any) -> str:
 
 
 def render_op(spec: OpSpec) -> str:
-    lines = [f"# {spec.name}", "", spec.summary, "", f"*Family:* `{spec.family}` · *executable:* "
+    lines = [f"# {spec.name}", "", spec.summary, "",
+             f"*Family:* `{spec.family}` · *category:* {spec.category} · *executable:* "
              + ("yes" if spec.executable else "**no**"), ""]
     if not spec.executable:
         lines += [f"**Not executable:** {spec.not_executable}", ""]
@@ -126,13 +127,10 @@ def render_index(all_specs: dict[str, OpSpec]) -> str:
     runnable = sum(s.executable for s in all_specs.values())
     lines = ["# Operations", "", f"{len(all_specs)} operations, generated from `specs/ops/`; {runnable} executable "
              "(the others have a spec, a shape rule and this page only: their pages say why).", ""]
-    by_family: dict[str, list[OpSpec]] = {}
-    for spec in all_specs.values():
-        by_family.setdefault(spec.family, []).append(spec)
-    for family in sorted(by_family):
-        lines += [f"## {family}", "", "| op | executable | summary |", "|---|---|---|"]
-        lines += [f"| [{s.name}]({s.name}.md) | {'yes' if s.executable else '**no**'} | {s.summary} |"
-                  for s in sorted(by_family[family], key=lambda s: s.name)]
+    for category, ops in by_category(all_specs).items():
+        lines += [f"## {category}", "", "| op | executable | family | summary |", "|---|---|---|---|"]
+        lines += [f"| [{s.name}]({s.name}.md) | {'yes' if s.executable else '**no**'} | `{s.family}` | {s.summary} |"
+                  for s in ops]
         lines.append("")
     return "\n".join(lines)
 

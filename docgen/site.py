@@ -1,5 +1,5 @@
 """Build the documentation site (mkdocs-material): one page per op with its examples and support, an index by
-family, search, the porting guide, the conformance suite's guide, the report schema and a support matrix.
+category, search, the porting guide, the conformance suite's guide, the report schema and a support matrix.
 
     python -m docgen.site build [--out build/site] [--reports reports]
     python -m docgen.site screenshots [--site build/site] [--out docs/screenshots]
@@ -29,7 +29,7 @@ from conformance.report import SCHEMA_PATH
 from docgen import porting_table as xla_client_surface
 from docgen import support_matrix
 from docgen.pages import render_index, render_op
-from specs.loader import OpSpec, load_all
+from specs.loader import OpSpec, by_category, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -85,12 +85,14 @@ def notes(docs_dir: Path = DOCS) -> dict[str, str]:
 
 
 def home_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]) -> str:
-    families = sorted({s.family for s in all_specs.values()})
+    families = {s.family for s in all_specs.values()}
+    categories = by_category(all_specs)
     intro = README.read_text().split("\n## ", 1)[0].split("\n", 1)[1].strip()
     return "\n".join([
         f"# {SITE_NAME}", "", intro, "",
-        f"- [Operations](ops/index.md): {len(all_specs)} ops in {len(families)} families, one page each with its "
-        "signatures, arguments, constraints, worked examples, errors, tolerance and backend support.",
+        f"- [Operations](ops/index.md): {len(all_specs)} ops in {len(categories)} categories of {len(families)} "
+        "families, one page each with its signatures, arguments, constraints, worked examples, errors, tolerance "
+        "and backend support.",
         f"- [Support matrix](support.md): ops x backends ({', '.join(reports) or 'no report committed'}), "
         "from the committed conformance reports.",
         "- [Porting from xla_client](porting.md): the former `jax.lib.xla_client` surface, name by name.",
@@ -99,11 +101,8 @@ def home_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]) 
 
 
 def mkdocs_config(src: Path, out: Path, all_specs: dict[str, OpSpec]) -> dict[str, Any]:
-    by_family: dict[str, list[str]] = {}
-    for spec in sorted(all_specs.values(), key=lambda s: s.name):
-        by_family.setdefault(spec.family, []).append(f"ops/{spec.name}.md")
-    ops_nav: list[Any] = [{"Index by family": "ops/index.md"}]
-    ops_nav += [{family: by_family[family]} for family in sorted(by_family)]
+    ops_nav: list[Any] = [{"Index by category": "ops/index.md"}]
+    ops_nav += [{category: [f"ops/{s.name}.md" for s in ops]} for category, ops in by_category(all_specs).items()]
     nav: list[Any] = [{"Home": "index.md"}, {"Operations": ops_nav}]
     nav += [{title: page} for page, title in PAGES.items() if page != "index.md"]
     nav.append({"Notes": [{title: page} for page, title in notes().items()]})

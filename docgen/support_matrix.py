@@ -16,7 +16,7 @@ from conformance.manifest import XPASS
 from conformance.render import headline, totals_line
 from conformance.report import load_report
 from conformance.runner import FAILURES, IMPL_DEFINED, PASSED, UNSUPPORTED
-from specs.loader import OpSpec
+from specs.loader import OpSpec, by_category
 
 #: The backends the matrix shows, in column order, when their report is committed.
 BACKENDS = ("reference", "jax", "pallas", "iree")
@@ -81,7 +81,7 @@ def _backend_rows(reports: dict[str, dict[str, Any]], scoreboards: dict[str, str
 
 def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]], *, op_link: str = "ops/{op}.md",
                 scoreboards: dict[str, str] | None = None) -> str:
-    """The support-matrix page (Markdown with inline HTML cells): the colours, one table per op family with a
+    """The support-matrix page (Markdown with inline HTML cells): the colours, one table per op category with a
     row per op and a column per backend, then what each backend's report ran."""
     scoreboards = scoreboards or {}
     lines = ["# Support matrix", "",
@@ -91,14 +91,11 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
     if not reports:
         return "\n".join(lines + ["No report is committed under `reports/`.", ""])
     lines += ["Colours: " + " ".join(f'{_cell_sample(k)} {text}.' for k, text in LEGEND.items()), ""]
-    by_family: dict[str, list[str]] = {}
-    for spec in all_specs.values():
-        by_family.setdefault(spec.family, []).append(spec.name)
     extra = sorted({op for r in reports.values() for op in r["ops"]} - set(all_specs))
     names = list(reports)
-    for family in sorted(by_family):
-        lines += [f"## {family}", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for op in sorted(by_family[family]):
+    for category, ops in by_category(all_specs).items():
+        lines += [f"## {category}", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for op in (s.name for s in ops):
             cells = " | ".join(_cell(reports[b]["ops"].get(op)) for b in names)
             lines.append(f"| [{op}]({op_link.format(op=op)}) | {cells} |")
         lines.append("")

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import math
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,50 @@ from specs import field_types
 OPS_DIR = Path(__file__).parent / "ops"
 
 ARG_KINDS = ("builder", "operand", "operands", "attribute", "computation")
-FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other", "creation", "data_movement",
-            "reduction", "linear_algebra", "control_flow", "collective", "random", "internal")
+#: An op's family names the module that holds it in every layer: ``backend/rules/<family>.py`` (or the element-wise
+#: rules shared by several families, ``backend/rules/elementwise.py``), ``backend/reference/<family>.py``,
+#: ``backend/jax_backend/<family>.py`` and, for the ops with kernels, ``backend/pallas_backend/<family>.py``
+#: (``backend.completeness`` checks it). Each family belongs to one coarser category, for the docs' navigation and
+#: for the questions "is this op element-wise" and "does it talk to other devices"; the category is derived from
+#: the family, never written in a spec. In navigation order:
+FAMILY_CATEGORIES: dict[str, str] = {
+    "unary": "element-wise", "binary": "element-wise", "comparison": "element-wise", "conversion": "element-wise",
+    "math_functions": "element-wise", "special_functions": "element-wise",
+    "creation": "creation",
+    "data_movement": "data movement", "slicing": "data movement", "indexing": "data movement",
+    "dynamic_shape": "data movement",
+    "reduction": "reduction",
+    "higher_order": "higher-order",
+    "linear_algebra": "linear algebra", "convolution": "linear algebra", "decompositions": "linear algebra",
+    "fft": "linear algebra", "scaled_dots": "linear algebra", "batch_norm": "linear algebra",
+    "control_flow": "control flow and side effects", "side_effects": "control flow and side effects",
+    "collectives": "collectives", "collective_exchange": "collectives", "point_to_point": "collectives",
+    "random": "random",
+    "internal": "internal",
+}
+FAMILIES: tuple[str, ...] = tuple(FAMILY_CATEGORIES)
+CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(FAMILY_CATEGORIES.values()))
+#: The categories some code asks about by name.
+ELEMENTWISE = "element-wise"
+COLLECTIVES = "collectives"
+REDUCTION = "reduction"
+
+
+def families_of(category: str) -> tuple[str, ...]:
+    """The families of ``category``, in navigation order."""
+    if category not in CATEGORIES:
+        raise ValueError(f"unknown category '{category}' (known: {', '.join(CATEGORIES)})")
+    return tuple(f for f, c in FAMILY_CATEGORIES.items() if c == category)
+
+
+def by_category(all_specs: Mapping[str, OpSpec] | Iterable[OpSpec]) -> dict[str, list[OpSpec]]:
+    """``all_specs`` (OpSpecs, or a mapping of them) grouped by category: the categories in navigation order (only
+    those with an op), each one's ops by name."""
+    values = all_specs.values() if isinstance(all_specs, Mapping) else all_specs
+    grouped: dict[str, list[OpSpec]] = {category: [] for category in CATEGORIES}
+    for spec in sorted(values, key=lambda s: s.name):
+        grouped[spec.category].append(spec)
+    return {category: ops for category, ops in grouped.items() if ops}
 
 
 class _Missing:
@@ -308,6 +351,11 @@ class OpSpec:
             if a.name == name:
                 return a
         raise KeyError(name)
+
+    @property
+    def category(self) -> str:
+        """The coarser category of the op's family (:data:`FAMILY_CATEGORIES`)."""
+        return FAMILY_CATEGORIES[self.family]
 
     @property
     def operand_args(self) -> tuple[ArgSpec, ...]:

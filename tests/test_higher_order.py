@@ -236,7 +236,7 @@ def test_per_operand_type_variables_pair_position_by_position():
 
 SPEC = textwrap.dedent("""\
     op: Sort
-    family: data_movement
+    family: higher_order
     summary: test copy.
     signatures: ["Sort(operands)"]
     {call_forms}

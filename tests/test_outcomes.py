@@ -147,7 +147,7 @@ def test_every_registered_function_has_an_open_entry() -> None:
 # -- the schema ---------------------------------------------------------------------------------
 _BASE = """\
 op: Neg
-family: elementwise_unary
+family: unary
 summary: s
 shape_rule: unary_elementwise
 signatures: ["Neg(operand)"]

@@ -11,7 +11,7 @@ from backend.errors import SpecError
 
 GOOD = textwrap.dedent("""\
     op: Add
-    family: elementwise_binary
+    family: binary
     summary: test copy of Add.
     signatures: ["Add(lhs, rhs)"]
     args:

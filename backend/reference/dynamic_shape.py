@@ -38,19 +38,19 @@ from backend.hlo.shape import Shape
 from backend.reference import evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_value
 
-#: Ops, besides the element-wise families, whose evaluators take runtime-sized operands.
+#: Ops, besides the element-wise category's, whose evaluators take runtime-sized operands.
 RUNTIME_SIZED_OPS = frozenset({"Parameter", "Constant", "Iota", "Tuple", "GetTupleElement", "BroadcastInDim",
                                "Broadcast", "Reduce", "GetDimensionSize", "SetDimensionSize", "DynamicReshape",
                                "RemoveDynamicDimension"})
-ELEMENTWISE_FAMILIES = ("elementwise_unary", "elementwise_binary", "elementwise_other")
 #: Element-wise ops whose operands do not have the result's dimensions (nothing to align).
 _RESHAPING_ELEMENTWISE = frozenset({"BitcastConvertType"})
 
 
 def _is_elementwise(opcode: str) -> bool:
     import specs
+    from specs.loader import ELEMENTWISE
     try:
-        return specs.get(opcode).family in ELEMENTWISE_FAMILIES
+        return specs.get(opcode).category == ELEMENTWISE
     except ValueError:  # no spec (SpecError is a ValueError)
         return False
 
