@@ -3,6 +3,9 @@
 Each layer (shape rules, reference evaluators, jax lowerings, case generators) keeps one
 :class:`Registry`. Functions register with a decorator in the family module that holds them;
 :func:`discover` imports every module of a package so that the decorators run.
+
+A registry is generic in the type of its functions (``Registry[Callable[[OpContext], Shape]]`` for the shape
+rules): a type checker checks each registered function against it, its first parameter (``ctx``) included.
 """
 
 from __future__ import annotations
@@ -11,16 +14,16 @@ import importlib
 import pkgutil
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Registry:
+class Registry(Generic[F]):
     def __init__(self, what: str, package: str) -> None:
         self.what = what
         self.package = package
-        self._table: dict[str, Callable[..., Any]] = {}
+        self._table: dict[str, F] = {}
         self._discovered = False
         self._discovering = False
         # the reference runs devices in threads: one discovers, the others wait for the whole table
@@ -49,7 +52,7 @@ class Registry:
             finally:
                 self._discovering = False
 
-    def get(self, name: str) -> Callable[..., Any] | None:
+    def get(self, name: str) -> F | None:
         self._ensure()
         return self._table.get(name)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 
 def _compute_dtype(x: Any) -> Any:
@@ -25,7 +25,7 @@ def _reduce_axes(rank: int, feature_index: int) -> tuple[int, ...]:
 
 
 @lowering("BatchNormTraining")
-def batch_norm_training(ctx: Any, operand: Any, scale: Any, offset: Any) -> tuple[Any, Any, Any]:
+def batch_norm_training(ctx: LoweringContext, operand: Any, scale: Any, offset: Any) -> tuple[Any, Any, Any]:
     fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
     x, axes = operand.astype(dt), _reduce_axes(operand.ndim, fi)
     mean = jnp.mean(x, axis=axes)
@@ -37,7 +37,7 @@ def batch_norm_training(ctx: Any, operand: Any, scale: Any, offset: Any) -> tupl
 
 
 @lowering("BatchNormInference")
-def batch_norm_inference(ctx: Any, operand: Any, scale: Any, offset: Any, mean: Any, variance: Any) -> Any:
+def batch_norm_inference(ctx: LoweringContext, operand: Any, scale: Any, offset: Any, mean: Any, variance: Any) -> Any:
     fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
     x = operand.astype(dt)
 
@@ -48,7 +48,7 @@ def batch_norm_inference(ctx: Any, operand: Any, scale: Any, offset: Any, mean: 
 
 
 @lowering("BatchNormGrad")
-def batch_norm_grad(ctx: Any, operand: Any, scale: Any, batch_mean: Any, batch_var: Any,
+def batch_norm_grad(ctx: LoweringContext, operand: Any, scale: Any, batch_mean: Any, batch_var: Any,
                     grad_output: Any) -> tuple[Any, Any, Any]:
     fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
     x, dy, axes = operand.astype(dt), grad_output.astype(dt), _reduce_axes(operand.ndim, fi)

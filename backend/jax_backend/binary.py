@@ -21,7 +21,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import mlir
 from jaxlib.mlir.dialects import stablehlo
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.conversion import convert_float
 
 
@@ -122,7 +122,7 @@ _LAX: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def _lowering_for(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
-    def lower(ctx: Any, lhs: Any, rhs: Any) -> Any:
+    def lower(ctx: LoweringContext, lhs: Any, rhs: Any) -> Any:
         return fn(lhs, rhs)
     lower.__name__ = getattr(fn, "__name__", "lower")
     return lower

@@ -14,12 +14,12 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.collectives import _combine_fn as combine_fn
 from backend.rules.collective_exchange import exchange_groups
 
 
-def _tables(ctx: Any, size: int, size_name: str, constraint: str) -> tuple[jax.Array, jax.Array]:
+def _tables(ctx: LoweringContext, size: int, size_name: str, constraint: str) -> tuple[jax.Array, jax.Array]:
     """This device's group members (global ids, group order) and its position, as traced values."""
     devices = ctx.devices
     groups = exchange_groups(ctx.inst.opcode, ctx.attrs, devices.replicas, devices.partitions, size, size_name,
@@ -45,13 +45,13 @@ def _piece(x: jax.Array, dim: int, index: jax.Array, count: int) -> jax.Array:
 
 
 @lowering("AllGather")
-def all_gather(ctx: Any, operand: jax.Array) -> jax.Array:
+def all_gather(ctx: LoweringContext, operand: jax.Array) -> jax.Array:
     members, _ = _tables(ctx, ctx.attr("shard_count"), "shard_count", "C9")
     return _merge_leading(ctx.devices.gather_all(operand)[members], ctx.attr("all_gather_dimension"))
 
 
 @lowering("ReduceScatter")
-def reduce_scatter(ctx: Any, operand: Any) -> Any:
+def reduce_scatter(ctx: LoweringContext, operand: Any) -> Any:
     shards = ctx.attr("shard_count")
     members, position = _tables(ctx, shards, "shard_count", "C11")
     dim = ctx.attr("scatter_dimension")
@@ -69,7 +69,7 @@ def reduce_scatter(ctx: Any, operand: Any) -> Any:
 
 
 @lowering("AllToAll")
-def all_to_all(ctx: Any, operand: jax.Array) -> jax.Array:
+def all_to_all(ctx: LoweringContext, operand: jax.Array) -> jax.Array:
     count = ctx.attr("split_count")
     members, position = _tables(ctx, count, "split_count", "C9")
     mine = ctx.devices.gather_all(operand)[members]
@@ -78,7 +78,7 @@ def all_to_all(ctx: Any, operand: jax.Array) -> jax.Array:
 
 
 @lowering("RaggedAllToAll")
-def ragged_all_to_all(ctx: Any, input: jax.Array, input_offsets: jax.Array, send_sizes: jax.Array,
+def ragged_all_to_all(ctx: LoweringContext, input: jax.Array, input_offsets: jax.Array, send_sizes: jax.Array,
                       output: jax.Array, output_offsets: jax.Array, recv_sizes: jax.Array) -> jax.Array:
     size = input_offsets.shape[0]
     members, position = _tables(ctx, size, "the index arrays' size", "C7")

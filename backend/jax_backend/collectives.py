@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from backend.hlo import etypes
 from backend.hlo.device_groups import group_of, op_device_groups
 from backend.hlo.graph import XlaComputation
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.reduction import traced
 from backend.rules.collectives import GROUPS_CONSTRAINT
 from backend.surface.computations import add_computation
@@ -27,7 +27,7 @@ from backend.surface.computations import add_computation
 class _Groups:
     """The static group tables of one collective: per device, its group's members (padded) and their count."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: LoweringContext) -> None:
         devices = ctx.devices
         groups = op_device_groups(ctx.inst.opcode, ctx.attrs, devices.replicas, devices.partitions,
                                   constraint=GROUPS_CONSTRAINT[ctx.inst.opcode])
@@ -47,13 +47,13 @@ def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
     return apply
 
 
-def _combine_fn(ctx: Any, comp: XlaComputation) -> Callable[..., Any]:
+def _combine_fn(ctx: LoweringContext, comp: XlaComputation) -> Callable[..., Any]:
     fn = traced(ctx, comp)
     return fn if fn in (jax.lax.add, jax.lax.mul, jax.lax.max, jax.lax.min, jax.lax.bitwise_and,
                         jax.lax.bitwise_or) else _elementwise(fn)
 
 
-def _fold_groups(ctx: Any, operand: Any, comp: XlaComputation) -> Any:
+def _fold_groups(ctx: LoweringContext, operand: Any, comp: XlaComputation) -> Any:
     tables = _Groups(ctx)
     combine = _combine_fn(ctx, comp)
     devices = ctx.devices
@@ -74,21 +74,21 @@ def _fold_groups(ctx: Any, operand: Any, comp: XlaComputation) -> Any:
 
 
 @lowering("AllReduce")
-def all_reduce(ctx: Any, operand: Any) -> Any:
+def all_reduce(ctx: LoweringContext, operand: Any) -> Any:
     return _fold_groups(ctx, operand, ctx.attr("computation"))
 
 
 @lowering("CrossReplicaSum")
-def cross_replica_sum(ctx: Any, operand: Any) -> Any:
+def cross_replica_sum(ctx: LoweringContext, operand: Any) -> Any:
     first = operand[0] if isinstance(operand, (tuple, list)) else operand
     return _fold_groups(ctx, operand, add_computation(etypes.dtype_to_etype(first.dtype)))
 
 
 @lowering("ReplicaId")
-def replica_id(ctx: Any) -> Any:
+def replica_id(ctx: LoweringContext) -> Any:
     return ctx.devices.replica_id().astype(jnp.uint32)
 
 
 @lowering("PartitionId")
-def partition_id(ctx: Any) -> Any:
+def partition_id(ctx: LoweringContext) -> Any:
     return ctx.devices.partition_id().astype(jnp.uint32)

@@ -15,7 +15,7 @@ import numpy as np
 from jax import lax
 
 from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.rules.comparison import NAMED_COMPARISONS
 
 D = ComparisonDirection
@@ -68,12 +68,12 @@ def compare_arrays(lhs: Any, rhs: Any, direction: ComparisonDirection, compare_t
 
 
 @lowering("Compare")
-def compare(ctx: Any, lhs: Any, rhs: Any) -> Any:
+def compare(ctx: LoweringContext, lhs: Any, rhs: Any) -> Any:
     return compare_arrays(lhs, rhs, ctx.attr("direction"), ctx.attr("compare_type"))
 
 
 def _register_named(op: str, direction: ComparisonDirection, compare_type: ComparisonType | None) -> None:
-    def named(ctx: Any, lhs: Any, rhs: Any) -> Any:
+    def named(ctx: LoweringContext, lhs: Any, rhs: Any) -> Any:
         return compare_arrays(lhs, rhs, direction, compare_type)
 
     named.__name__ = named.__qualname__ = op
@@ -85,10 +85,10 @@ for _op, (_direction, _ctype) in NAMED_COMPARISONS.items():
 
 
 @lowering("Select")
-def select(ctx: Any, pred: Any, on_true: Any, on_false: Any) -> Any:
+def select(ctx: LoweringContext, pred: Any, on_true: Any, on_false: Any) -> Any:
     return lax.select(pred, on_true, on_false)
 
 
 @lowering("Clamp")
-def clamp(ctx: Any, min_: Any, operand: Any, max_: Any) -> Any:
+def clamp(ctx: LoweringContext, min_: Any, operand: Any, max_: Any) -> Any:
     return lax.clamp(min_, operand, max_)

@@ -12,32 +12,32 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 
 @lowering("Call")
-def call(ctx: Any, operands: list[Any]) -> Any:
+def call(ctx: LoweringContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("computation"), operands)
 
 
 @lowering("CompositeCall")
-def composite_call(ctx: Any, operands: list[Any]) -> Any:
+def composite_call(ctx: LoweringContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
 
 
 @lowering("While")
-def while_(ctx: Any, init: Any) -> Any:
+def while_(ctx: LoweringContext, init: Any) -> Any:
     condition, body = ctx.attr("condition"), ctx.attr("body")
     return lax.while_loop(lambda state: ctx.call(condition, [state], shared=True),
                           lambda state: ctx.call(body, [state], shared=True), init)
 
 
-def _branch(ctx: Any, computation: Any) -> Any:
+def _branch(ctx: LoweringContext, computation: Any) -> Any:
     return lambda operand: ctx.call(computation, [operand], shared=True)
 
 
 @lowering("Conditional")
-def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
+def conditional(ctx: LoweringContext, selector: Any, *operands: Any) -> Any:
     if "true_computation" in ctx.attrs:  # Conditional(predicate, true_operand, ..., false_operand, ...)
         true_operand, false_operand = operands
         return lax.cond(selector, lambda ops: _branch(ctx, ctx.attr("true_computation"))(ops[0]),
@@ -53,6 +53,6 @@ def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
 
 
 @lowering("OptimizationBarrier")
-def optimization_barrier(ctx: Any, operand: Any) -> Any:
+def optimization_barrier(ctx: LoweringContext, operand: Any) -> Any:
     return lax.optimization_barrier(operand)
 

@@ -11,11 +11,11 @@ from jax import lax
 
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
-from backend.jax_backend import limitation, lowering
+from backend.jax_backend import LoweringContext, limitation, lowering
 
 
 @lowering("ConvertElementType")
-def convert_element_type(ctx: Any, operand: Any) -> Any:
+def convert_element_type(ctx: LoweringContext, operand: Any) -> Any:
     dtype = etypes.etype_to_dtype(ctx.attr("new_element_type"))
     if etypes.is_complex(etypes.dtype_to_etype(operand.dtype)) and not etypes.is_complex(ctx.attr("new_element_type")):
         operand = lax.real(operand)  # as XlaBuilder does: complex -> real keeps the real part
@@ -40,7 +40,7 @@ def convert_float(operand: Any, dtype: Any) -> Any:
 
 
 @lowering("BitcastConvertType")
-def bitcast_convert_type(ctx: Any, operand: Any) -> Any:
+def bitcast_convert_type(ctx: LoweringContext, operand: Any) -> Any:
     target = etypes.etype_to_dtype(ctx.attr("new_element_type"))
     source_bits, target_bits = _bits(operand.dtype), _bits(target)
     if target_bits < 8 and source_bits > target_bits:
@@ -70,7 +70,7 @@ def _split_into_sub_byte(operand: Any, target: Any, source_bits: int, target_bit
 
 
 @lowering("ReducePrecision")
-def reduce_precision(ctx: Any, operand: Any) -> Any:
+def reduce_precision(ctx: LoweringContext, operand: Any) -> Any:
     return lax.reduce_precision(operand, exponent_bits=ctx.attr("exponent_bits"),
                                 mantissa_bits=ctx.attr("mantissa_bits"))
 

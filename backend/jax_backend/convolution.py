@@ -7,12 +7,12 @@ from typing import Any
 
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.linear_algebra import lax_precision
 from backend.rules.convolution import CONV_OPS, general_arguments
 
 
-def conv_arguments(ctx: Any, lhs: Any, rhs: Any) -> tuple[Any, dict[str, Any]]:
+def conv_arguments(ctx: LoweringContext, lhs: Any, rhs: Any) -> tuple[Any, dict[str, Any]]:
     """The (possibly reversed) kernel and the keyword arguments of ``lax.conv_general_dilated``."""
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     dn = args.dimension_numbers
@@ -32,6 +32,6 @@ def conv_arguments(ctx: Any, lhs: Any, rhs: Any) -> tuple[Any, dict[str, Any]]:
 
 
 @lowering(*CONV_OPS)
-def convolution(ctx: Any, lhs: Any, rhs: Any) -> Any:
+def convolution(ctx: LoweringContext, lhs: Any, rhs: Any) -> Any:
     kernel, kwargs = conv_arguments(ctx, lhs, rhs)
     return lax.conv_general_dilated(lhs, kernel, **kwargs)

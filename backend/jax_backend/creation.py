@@ -7,16 +7,16 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 
 @lowering("Parameter")
-def parameter(ctx: Any) -> Any:
+def parameter(ctx: LoweringContext) -> Any:
     return ctx.arguments[ctx.attr("number")]
 
 
 @lowering("Constant")
-def constant(ctx: Any) -> Any:
+def constant(ctx: LoweringContext) -> Any:
     return _constant_value(ctx.attr("literal"))
 
 
@@ -28,26 +28,26 @@ def _constant_value(value: Any) -> Any:
 
 
 @lowering("BroadcastInDim")
-def broadcast_in_dim(ctx: Any, operand: Any) -> Any:
+def broadcast_in_dim(ctx: LoweringContext, operand: Any) -> Any:
     return lax.broadcast_in_dim(operand, tuple(ctx.attr("out_dim_size")), tuple(ctx.attr("broadcast_dimensions")))
 
 
 @lowering("Iota")
-def iota(ctx: Any) -> Any:
+def iota(ctx: LoweringContext) -> Any:
     shape = ctx.attr("shape")
     return lax.broadcasted_iota(shape.numpy_dtype(), shape.dimensions(), ctx.attr("iota_dimension"))
 
 
 @lowering("Tuple")
-def tuple_(ctx: Any, elements: list[Any]) -> Any:
+def tuple_(ctx: LoweringContext, elements: list[Any]) -> Any:
     return tuple(elements)
 
 
 @lowering("GetTupleElement")
-def get_tuple_element(ctx: Any, tuple_data: Any) -> Any:
+def get_tuple_element(ctx: LoweringContext, tuple_data: Any) -> Any:
     return tuple_data[ctx.attr("index")]
 
 
 @lowering("Broadcast")
-def broadcast(ctx: Any, operand: Any) -> Any:
+def broadcast(ctx: LoweringContext, operand: Any) -> Any:
     return lax.broadcast(operand, tuple(ctx.attr("broadcast_sizes")))

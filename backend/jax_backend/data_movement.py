@@ -9,28 +9,28 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.rules.data_movement import reshape_sizes
 
 
 @lowering("Reshape")
-def reshape(ctx: Any, operand: Any) -> Any:
+def reshape(ctx: LoweringContext, operand: Any) -> Any:
     permutation, _, _ = reshape_sizes(ctx)
     return lax.reshape(operand, ctx.shape.dimensions(), dimensions=permutation)
 
 
 @lowering("Collapse")
-def collapse(ctx: Any, operand: Any) -> Any:
+def collapse(ctx: LoweringContext, operand: Any) -> Any:
     return lax.reshape(operand, ctx.shape.dimensions())
 
 
 @lowering("Transpose")
-def transpose(ctx: Any, operand: Any) -> Any:
+def transpose(ctx: LoweringContext, operand: Any) -> Any:
     return lax.transpose(operand, tuple(ctx.attr("permutation")))
 
 
 @lowering("Rev")
-def rev(ctx: Any, operand: Any) -> Any:
+def rev(ctx: LoweringContext, operand: Any) -> Any:
     return lax.rev(operand, tuple(ctx.attr("dimensions")))
 
 
@@ -41,7 +41,7 @@ _CONCAT_CARRIER = {np.dtype(ml_dtypes.int2): jnp.int8, np.dtype(ml_dtypes.uint2)
 
 
 @lowering("ConcatInDim")
-def concat_in_dim(ctx: Any, operands: list[Any]) -> Any:
+def concat_in_dim(ctx: LoweringContext, operands: list[Any]) -> Any:
     dtype = np.dtype(operands[0].dtype)
     carrier = _CONCAT_CARRIER.get(dtype)
     if carrier is None:
@@ -51,5 +51,5 @@ def concat_in_dim(ctx: Any, operands: list[Any]) -> Any:
 
 
 @lowering("Pad")
-def pad(ctx: Any, operand: Any, padding_value: Any) -> Any:
+def pad(ctx: LoweringContext, operand: Any, padding_value: Any) -> Any:
     return lax.pad(operand, padding_value, ctx.attr("padding_config").triples())

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.hlo.attribute_types import TriangularSolveOptions_Transpose
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 _NARROW = (jnp.float16, jnp.bfloat16)
 
@@ -24,7 +24,7 @@ def _working(x: Any) -> Any:
 
 
 @lowering("Cholesky")
-def cholesky(ctx: Any, a: Any) -> Any:
+def cholesky(ctx: LoweringContext, a: Any) -> Any:
     lower = ctx.attr("lower")
     w = _working(a)
     if lower:
@@ -36,7 +36,7 @@ def cholesky(ctx: Any, a: Any) -> Any:
 
 
 @lowering("TriangularSolve")
-def triangular_solve(ctx: Any, a: Any, b: Any) -> Any:
+def triangular_solve(ctx: LoweringContext, a: Any, b: Any) -> Any:
     transpose = ctx.attr("transpose_a")
     x = lax.linalg.triangular_solve(
         _working(a), _working(b), left_side=ctx.attr("left_side"), lower=ctx.attr("lower"),
@@ -46,13 +46,13 @@ def triangular_solve(ctx: Any, a: Any, b: Any) -> Any:
 
 
 @lowering("QR")
-def qr(ctx: Any, operand: Any) -> Any:
+def qr(ctx: LoweringContext, operand: Any) -> Any:
     q, r = lax.linalg.qr(operand, full_matrices=ctx.attr("full_matrices"))
     return q, r
 
 
 @lowering("QrDecomposition")
-def qr_decomposition(ctx: Any, operand: Any) -> Any:
+def qr_decomposition(ctx: LoweringContext, operand: Any) -> Any:
     """jax's geqrf (LAPACK's on the CPU; not exported by jax.lax.linalg, which uses it for qr)."""
     from jax._src.lax.linalg import geqrf
 
@@ -61,24 +61,24 @@ def qr_decomposition(ctx: Any, operand: Any) -> Any:
 
 
 @lowering("ProductOfElementaryHouseholderReflectors")
-def product_of_householder_reflectors(ctx: Any, a: Any, taus: Any) -> Any:
+def product_of_householder_reflectors(ctx: LoweringContext, a: Any, taus: Any) -> Any:
     return lax.linalg.householder_product(a, taus)
 
 
 @lowering("Eigh")
-def eigh(ctx: Any, a: Any) -> Any:
+def eigh(ctx: LoweringContext, a: Any) -> Any:
     v, w = lax.linalg.eigh(a, lower=ctx.attr("lower"), symmetrize_input=False,
                            sort_eigenvalues=ctx.attr("sort_eigenvalues"))
     return v, w
 
 
 @lowering("SVD")
-def svd(ctx: Any, a: Any) -> Any:
+def svd(ctx: LoweringContext, a: Any) -> Any:
     u, d, vh = lax.linalg.svd(a, full_matrices=True, compute_uv=True)
     return u, d, jnp.conj(jnp.swapaxes(vh, -1, -2))
 
 
 @lowering("LU")
-def lu(ctx: Any, operand: Any) -> Any:
+def lu(ctx: LoweringContext, operand: Any) -> Any:
     packed, pivots, permutation = lax.linalg.lu(operand)
     return packed, pivots.astype(jnp.int32), permutation.astype(jnp.int32)

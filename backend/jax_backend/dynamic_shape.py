@@ -13,35 +13,35 @@ from typing import Any
 import jax.numpy as jnp
 
 from backend.errors import UnsupportedError
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 _WHY = "jax.lax arrays have static sizes; bounded-dynamic shapes run on the reference backend"
 
 
-def _require_static(ctx: Any) -> None:
+def _require_static(ctx: LoweringContext) -> None:
     for shape in (*ctx.operand_shapes, ctx.shape):
         if not shape.is_static():
             raise UnsupportedError("jax", ctx.inst.opcode, f"{shape} has a dynamic dimension: {_WHY}")
 
 
 @lowering("GetDimensionSize")
-def get_dimension_size(ctx: Any, operand: Any) -> Any:
+def get_dimension_size(ctx: LoweringContext, operand: Any) -> Any:
     _require_static(ctx)
     return jnp.asarray(operand.shape[ctx.attr("dimension")], jnp.int32)
 
 
 @lowering("SetDimensionSize")
-def set_dimension_size(ctx: Any, operand: Any, val: Any) -> Any:
+def set_dimension_size(ctx: LoweringContext, operand: Any, val: Any) -> Any:
     raise UnsupportedError("jax", "SetDimensionSize", f"its result {ctx.shape} is always dynamic: {_WHY}")
 
 
 @lowering("RemoveDynamicDimension")
-def remove_dynamic_dimension(ctx: Any, operand: Any) -> Any:
+def remove_dynamic_dimension(ctx: LoweringContext, operand: Any) -> Any:
     _require_static(ctx)
     return operand
 
 
 @lowering("DynamicReshape")
-def dynamic_reshape(ctx: Any, operand: Any, dim_sizes: list[Any]) -> Any:
+def dynamic_reshape(ctx: LoweringContext, operand: Any, dim_sizes: list[Any]) -> Any:
     _require_static(ctx)  # every result dimension static: the sizes are the bounds
     return jnp.reshape(operand, ctx.shape.dimensions())

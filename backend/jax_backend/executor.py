@@ -22,7 +22,7 @@ from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import XlaComputation
 from backend.hlo.shape import Shape
-from backend.jax_backend import LIMITATIONS, LOWERINGS
+from backend.jax_backend import LIMITATIONS, LOWERINGS, Limitation
 from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
 from backend.registry import Registry
 from backend.runtime.host_io import HOST_IO_OPCODES, HostIO, active_io
@@ -34,7 +34,7 @@ from backend.runtime.protocol import (
     check_replicas,
     per_device_arguments,
 )
-from backend.runtime.walker import GraphWalker
+from backend.runtime.walker import FunctionTable, GraphWalker
 
 #: Element types XLA knows but jax cannot pass in or out of a computation.
 UNSUPPORTED_TYPES = frozenset({PrimitiveType.S1, PrimitiveType.U1})
@@ -54,7 +54,7 @@ class _TracingWalker(GraphWalker):
     is a jitted function made once per computation, so jax traces it once per argument types, not
     once per use: nested branches that share a computation trace in linear, not exponential, time."""
 
-    def __init__(self, backend: str, table: Registry, devices: JaxDeviceContext | None = None) -> None:
+    def __init__(self, backend: str, table: FunctionTable, devices: JaxDeviceContext | None = None) -> None:
         super().__init__(backend, table, devices or JaxDeviceContext())
         self._functions: weakref.WeakKeyDictionary[XlaComputation, Any] = weakref.WeakKeyDictionary()
 
@@ -73,8 +73,8 @@ def _run_weakly(walker: GraphWalker, computation: Any, *args: Any) -> Any:
 class JaxBackend:
     name = "jax"
 
-    def __init__(self, table: Registry = LOWERINGS, device: Any = None, name: str = "jax",
-                 limitations: Registry = LIMITATIONS) -> None:
+    def __init__(self, table: FunctionTable = LOWERINGS, device: Any = None, name: str = "jax",
+                 limitations: Registry[Limitation] = LIMITATIONS) -> None:
         self.name = name
         self._limitations = limitations
         self._walker = _TracingWalker(name, table)

@@ -8,11 +8,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.hlo.attribute_types import FftType
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 
 @lowering("Fft")
-def fft(ctx: Any, operand: Any) -> Any:
+def fft(ctx: LoweringContext, operand: Any) -> Any:
     if ctx.shape.element_count() == 0:
         return jnp.zeros(ctx.shape.dimensions(), ctx.shape.numpy_dtype())
     fft_type: FftType = ctx.attr("fft_type")

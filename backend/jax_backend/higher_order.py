@@ -18,12 +18,12 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.hlo.graph import XlaComputation
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.rules.higher_order import sort_dimension
 
 
 @lowering("Map")
-def map_(ctx: Any, operands: list[Any], static_operands: list[Any]) -> Any:
+def map_(ctx: LoweringContext, operands: list[Any], static_operands: list[Any]) -> Any:
     comp = ctx.attr("computation")
 
     def element(*xs: Any) -> Any:
@@ -34,7 +34,7 @@ def map_(ctx: Any, operands: list[Any], static_operands: list[Any]) -> Any:
 
 
 @lowering("Scan")
-def scan(ctx: Any, inputs: list[Any], inits: list[Any]) -> tuple[Any, ...]:
+def scan(ctx: LoweringContext, inputs: list[Any], inits: list[Any]) -> tuple[Any, ...]:
     comp = ctx.attr("to_apply")
     d = ctx.attr("scan_dimension")
     k = len(inits)
@@ -69,7 +69,7 @@ def _key_order(comp: XlaComputation) -> str | None:
     return "ascending" if direction == "LT" else "descending"
 
 
-def _positions(ctx: Any, rows: list[Any]) -> Any:
+def _positions(ctx: LoweringContext, rows: list[Any]) -> Any:
     """For operands moved to [..., n]: the sorted position of every element (a strict weak order)."""
     comp = ctx.attr("comparator")
     args = [a for x in rows for a in (x[..., :, None], x[..., None, :])]
@@ -80,7 +80,7 @@ def _positions(ctx: Any, rows: list[Any]) -> Any:
     return jnp.sum(jnp.swapaxes(less, -1, -2), axis=-1) + jnp.sum(equivalent & before, axis=-1)
 
 
-def sort_along(ctx: Any, operands: list[Any], d: int, is_stable: bool) -> tuple[Any, ...]:
+def sort_along(ctx: LoweringContext, operands: list[Any], d: int, is_stable: bool) -> tuple[Any, ...]:
     """The operands sorted together along dimension ``d`` by the op's ``comparator``."""
     order = _key_order(ctx.attr("comparator"))
     if order is not None:  # lax.sort on an integer key that orders as the comparator does
@@ -95,18 +95,18 @@ def sort_along(ctx: Any, operands: list[Any], d: int, is_stable: bool) -> tuple[
 
 
 @lowering("Sort")
-def sort(ctx: Any, operands: list[Any]) -> Any:
+def sort(ctx: LoweringContext, operands: list[Any]) -> Any:
     out = sort_along(ctx, operands, sort_dimension(ctx.attr("dimension"), operands[0].ndim),
                      bool(ctx.attr("is_stable")))
     return out[0] if len(out) == 1 else out
 
 
-def _result_size(ctx: Any) -> int:
+def _result_size(ctx: LoweringContext) -> int:
     return ctx.shape.tuple_shapes()[0].dimensions()[ctx.attr("reduction_dim")]
 
 
 @lowering("ApproxTopKFallback")
-def approx_top_k_fallback(ctx: Any, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
+def approx_top_k_fallback(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
     """XLA's fallback: sort along reduction_dim by the comparator, keep the leading positions."""
     d = ctx.attr("reduction_dim")
     return tuple(lax.slice_in_dim(x, 0, _result_size(ctx), axis=d) for x in sort_along(ctx, operands, d, False))
@@ -128,7 +128,7 @@ def _plain_direction(comp: XlaComputation) -> str | None:
 
 
 @lowering("ApproxTopK")
-def approx_top_k(ctx: Any, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
+def approx_top_k(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> tuple[Any, ...]:
     """jax.lax.approx_max_k / approx_min_k (XLA's ApproxTopK: approximate on TPU, its fallback elsewhere)
     when operand 0 is a float ranked by a plain greater-than / less-than, the other operands gathered
     at the indices it returns (a negative index: a bin of padding, the init values); otherwise the
@@ -148,7 +148,7 @@ def approx_top_k(ctx: Any, operands: list[Any], init_values: list[Any]) -> tuple
 
 
 @lowering("TopK")
-def top_k(ctx: Any, operand: Any) -> tuple[Any, Any]:
+def top_k(ctx: LoweringContext, operand: Any) -> tuple[Any, Any]:
     """largest: lax.top_k (XLA's TopK: the total order, +NaN first, equal elements lower index first);
     smallest: a sort of (total-order key, index) pairs."""
     k = ctx.attr("k")

@@ -15,7 +15,7 @@ from jax import lax
 from backend.errors import UnsupportedError
 from backend.hlo.attribute_types import GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.hlo.reducers import binary_reducer_name, tuple_element_parameters
-from backend.jax_backend import limitation, lowering
+from backend.jax_backend import LoweringContext, limitation, lowering
 from backend.rules.indexing import returns_second_parameter
 
 DN = "dimension_numbers"
@@ -38,7 +38,7 @@ def _moved(dims: tuple[int, ...], ivd: int) -> tuple[int, ...]:
 
 
 @lowering("Gather")
-def gather(ctx: Any, operand: Any, start_indices: Any) -> Any:
+def gather(ctx: LoweringContext, operand: Any, start_indices: Any) -> Any:
     dn: GatherDimensionNumbers = ctx.attr(DN)
     lax_dn = lax.GatherDimensionNumbers(
         offset_dims=dn.offset_dims, collapsed_slice_dims=dn.collapsed_slice_dims, start_index_map=dn.start_index_map,
@@ -48,7 +48,7 @@ def gather(ctx: Any, operand: Any, start_indices: Any) -> Any:
                       indices_are_sorted=ctx.attr("indices_are_sorted"), mode=lax.GatherScatterMode.CLIP)
 
 
-def scatter_arguments(ctx: Any, scatter_indices: Any) -> tuple[Any, Any]:
+def scatter_arguments(ctx: LoweringContext, scatter_indices: Any) -> tuple[Any, Any]:
     """The indices (index vector last) and the lax.ScatterDimensionNumbers for them."""
     dn: ScatterDimensionNumbers = ctx.attr(DN)
     lax_dn = lax.ScatterDimensionNumbers(
@@ -58,7 +58,7 @@ def scatter_arguments(ctx: Any, scatter_indices: Any) -> tuple[Any, Any]:
     return index_vector_last(scatter_indices, dn.index_vector_dim), lax_dn
 
 
-def scatter_combiner(ctx: Any, dtype: Any) -> str | None:
+def scatter_combiner(ctx: LoweringContext, dtype: Any) -> str | None:
     """"replace", "add", "mul", "min" or "max" when the update computation is one of those, else None."""
     comp = ctx.attr("update_computation")
     if returns_second_parameter(comp):
@@ -84,7 +84,7 @@ def _variadic_scatter_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
     return _mixing_reason(inst.attrs["update_computation"], n) if n > 1 else None
 
 
-def _element_combiner(ctx: Any, i: int, n: int) -> Any:
+def _element_combiner(ctx: LoweringContext, i: int, n: int) -> Any:
     """Operand i's combiner ``(current, update) -> new``, from the update computation's result i (which
     depends only on parameters i and n + i: see the limitation above)."""
     comp = ctx.attr("update_computation")
@@ -100,7 +100,7 @@ def _element_combiner(ctx: Any, i: int, n: int) -> Any:
     return combine
 
 
-def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any, combine: Any = None,
+def _general_scatter(ctx: LoweringContext, operand: Any, indices: Any, updates: Any, dn: Any, combine: Any = None,
                      **options: Any) -> Any:
     """Scatter with an arbitrary update computation (or ``combine``), through the scatter_p primitive."""
     comp = ctx.attr("update_computation")
@@ -121,7 +121,7 @@ def _general_scatter(ctx: Any, operand: Any, indices: Any, updates: Any, dn: Any
 
 
 @lowering("Scatter")
-def scatter(ctx: Any, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
+def scatter(ctx: LoweringContext, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
     indices, dn = scatter_arguments(ctx, scatter_indices)
     options = {"indices_are_sorted": ctx.attr("indices_are_sorted"), "unique_indices": ctx.attr("unique_indices"),
                "mode": lax.GatherScatterMode.FILL_OR_DROP}

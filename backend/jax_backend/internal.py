@@ -8,7 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from backend.hlo.shape import bitcast_source_positions
-from backend.jax_backend import LOWERINGS, lowering
+from backend.jax_backend import LOWERINGS, LoweringContext, lowering
 from backend.runtime.collective_view import collective_result
 
 
@@ -17,67 +17,67 @@ def _context() -> Any:
 
 
 @lowering("Copy", "Domain", "AsyncUpdate")
-def identity(ctx: Any, operand: Any) -> Any:
+def identity(ctx: LoweringContext, operand: Any) -> Any:
     return operand
 
 
 @lowering("AddDependency")
-def add_dependency(ctx: Any, operand: Any, token: Any) -> Any:
+def add_dependency(ctx: LoweringContext, operand: Any, token: Any) -> Any:
     return operand
 
 
 @lowering("Bitcast")
-def bitcast(ctx: Any, operand: Any) -> Any:
+def bitcast(ctx: LoweringContext, operand: Any) -> Any:
     positions = bitcast_source_positions(ctx.operand_shapes[0], ctx.shape)
     padding = jnp.full((1,), ctx.operand_shapes[0].layout().padding_value, operand.dtype)
     return jnp.concatenate([operand.reshape(-1), padding])[jnp.asarray(positions)]
 
 
 @lowering("CopyStart")
-def copy_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def copy_start(ctx: LoweringContext, operand: Any) -> tuple[Any, ...]:
     return jnp.copy(operand), operand, _context()
 
 
 @lowering("CopyDone")
-def copy_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def copy_done(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
     return operand[0]
 
 
 @lowering("AsyncDone")
-def async_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def async_done(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
     return operand[1]
 
 
 @lowering("Fusion")
-def fusion(ctx: Any, operands: list[Any]) -> Any:
+def fusion(ctx: LoweringContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("fused_computation"), operands)
 
 
 @lowering("AsyncStart")
-def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
+def async_start(ctx: LoweringContext, operands: list[Any]) -> tuple[Any, ...]:
     return tuple(operands), ctx.call(ctx.attr("computation"), operands), _context()
 
 
 @lowering("AllReduceStart")
-def all_reduce_start(ctx: Any, operand: Any) -> Any:
+def all_reduce_start(ctx: LoweringContext, operand: Any) -> Any:
     return collective_result(LOWERINGS, ctx, operand)
 
 
 @lowering("AllGatherStart")
-def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def all_gather_start(ctx: LoweringContext, operand: Any) -> tuple[Any, ...]:
     return operand, collective_result(LOWERINGS, ctx, operand)
 
 
 @lowering("CollectivePermuteStart")
-def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def collective_permute_start(ctx: LoweringContext, operand: Any) -> tuple[Any, ...]:
     return operand, collective_result(LOWERINGS, ctx, operand), _context(), _context()
 
 
 @lowering("AllReduceDone")
-def all_reduce_done(ctx: Any, operand: Any) -> Any:
+def all_reduce_done(ctx: LoweringContext, operand: Any) -> Any:
     return operand
 
 
 @lowering("AllGatherDone", "CollectivePermuteDone")
-def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def received(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
     return operand[1]

@@ -7,7 +7,7 @@ from typing import Any
 from jax import lax
 
 from backend.hlo.attribute_types import PrecisionConfig
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.rules.linear_algebra import dot_dimension_numbers
 
 
@@ -17,7 +17,7 @@ def lax_precision(config: PrecisionConfig | None) -> Any:
     return tuple(lax.Precision[p.name] for p in config.operand_precision)
 
 
-def dot_arguments(ctx: Any, lhs: Any) -> dict[str, Any]:
+def dot_arguments(ctx: LoweringContext, lhs: Any) -> dict[str, Any]:
     """dimension_numbers, precision and preferred_element_type as jax.lax.dot_general takes them."""
     dn = ctx.attrs.get("dimension_numbers") or dot_dimension_numbers(lhs.ndim)
     return {"dimension_numbers": dn.as_lax(), "precision": lax_precision(ctx.attrs.get("precision_config")),
@@ -25,5 +25,5 @@ def dot_arguments(ctx: Any, lhs: Any) -> dict[str, Any]:
 
 
 @lowering("DotGeneral", "Dot")
-def dot_general(ctx: Any, lhs: Any, rhs: Any) -> Any:
+def dot_general(ctx: LoweringContext, lhs: Any, rhs: Any) -> Any:
     return lax.dot_general(lhs, rhs, **dot_arguments(ctx, lhs))

@@ -13,7 +13,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.binary import divide
 
 
@@ -45,7 +45,7 @@ _UNARY: dict[str, Callable[[Any], Any]] = {
 
 
 def _unary_lowering(fn: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
-    def lower(ctx: Any, operand: Any) -> Any:
+    def lower(ctx: LoweringContext, operand: Any) -> Any:
         return fn(operand)
     return lower
 
@@ -55,5 +55,5 @@ for _name, _fn in _UNARY.items():
 
 
 @lowering("NextAfter")
-def next_after(ctx: Any, from_: Any, to: Any) -> Any:
+def next_after(ctx: LoweringContext, from_: Any, to: Any) -> Any:
     return lax.nextafter(from_, to)

@@ -16,7 +16,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.runtime.point_to_point import (
     REQUEST_ID,
     broadcast_table,
@@ -27,7 +27,7 @@ from backend.runtime.point_to_point import (
 )
 
 
-def _permute(ctx: Any, operands: Sequence[Any]) -> list[Any]:
+def _permute(ctx: LoweringContext, operands: Sequence[Any]) -> list[Any]:
     sources = permute_table(ctx, "C6")
     if ctx.devices.count == 1:
         return [x if sources[0] is not None else jnp.zeros_like(x) for x in operands]
@@ -37,18 +37,18 @@ def _permute(ctx: Any, operands: Sequence[Any]) -> list[Any]:
 
 
 @lowering("CollectivePermute")
-def collective_permute(ctx: Any, operand: Any) -> Any:
+def collective_permute(ctx: LoweringContext, operand: Any) -> Any:
     return _permute(ctx, [operand])[0]
 
 
 @lowering("MultiCollectivePermute")
-def multi_collective_permute(ctx: Any, operands: list[Any]) -> Any:
+def multi_collective_permute(ctx: LoweringContext, operands: list[Any]) -> Any:
     out = _permute(ctx, operands)
     return out[0] if len(out) == 1 else tuple(out)
 
 
 @lowering("CollectiveBroadcast")
-def collective_broadcast(ctx: Any, operand: Any) -> Any:
+def collective_broadcast(ctx: LoweringContext, operand: Any) -> Any:
     sources = broadcast_table(ctx)
     devices = ctx.devices
     if devices.count == 1:
@@ -65,23 +65,23 @@ def _token() -> Any:
 
 
 @lowering("Send")
-def send(ctx: Any, operand: Any) -> Any:
+def send(ctx: LoweringContext, operand: Any) -> Any:
     data, _, _ = post_send(ctx, operand)
     return data, jnp.uint32(REQUEST_ID), _token()
 
 
 @lowering("Recv")
-def recv(ctx: Any) -> Any:
+def recv(ctx: LoweringContext) -> Any:
     data = ctx.shape.tuple_shapes()[0]
     one_device(ctx)
     return jnp.zeros(data.dimensions(), data.numpy_dtype()), jnp.uint32(REQUEST_ID), _token()
 
 
 @lowering("SendDone")
-def send_done(ctx: Any, context: Any) -> Any:
+def send_done(ctx: LoweringContext, context: Any) -> Any:
     return _token()
 
 
 @lowering("RecvDone")
-def recv_done(ctx: Any, context: Any) -> Any:
+def recv_done(ctx: LoweringContext, context: Any) -> Any:
     return take_received(ctx, context[0]), _token()

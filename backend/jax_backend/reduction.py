@@ -16,7 +16,7 @@ from jax._src.lax.windowed_reductions import _select_and_scatter
 
 from backend.hlo.graph import XlaComputation
 from backend.hlo.reducers import binary_reducer_name
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.rules.reduction import window_of
 
 LAX_REDUCERS: dict[str, Callable[..., Any]] = {
@@ -24,7 +24,7 @@ LAX_REDUCERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def traced(ctx: Any, comp: XlaComputation) -> Callable[..., Any]:
+def traced(ctx: LoweringContext, comp: XlaComputation) -> Callable[..., Any]:
     """A two-argument jax function running ``comp`` (one scalar each, or tuples of N scalars)."""
     name = binary_reducer_name(comp)
     if name is not None and comp.parameters[0].shape.numpy_dtype() != np.bool_:
@@ -42,20 +42,20 @@ def _tree(values: list[Any]) -> Any:
 
 
 @lowering("Reduce")
-def reduce(ctx: Any, operands: list[Any], init_values: list[Any]) -> Any:
+def reduce(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> Any:
     return lax.reduce(_tree(operands), _tree(init_values), traced(ctx, ctx.attr("computation")),
                       tuple(ctx.attr("dimensions_to_reduce")))
 
 
 @lowering("ReduceWindow")
-def reduce_window(ctx: Any, operands: list[Any], init_values: list[Any]) -> Any:
+def reduce_window(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> Any:
     w = window_of(ctx.attrs, operands[0].ndim)
     return lax.reduce_window(_tree(operands), _tree(init_values), traced(ctx, ctx.attr("computation")),
                              w.dimensions, w.strides, w.padding, w.base_dilations, w.window_dilations)
 
 
 @lowering("SelectAndScatter")
-def select_and_scatter(ctx: Any, operand: Any, source: Any, init_value: Any) -> Any:
+def select_and_scatter(ctx: LoweringContext, operand: Any, source: Any, init_value: Any) -> Any:
     w = window_of(ctx.attrs, operand.ndim)
     select, scatter = ctx.attr("select"), ctx.attr("scatter")
     return _select_and_scatter(operand, lambda a, b: ctx.call(select, [a, b]), w.dimensions, w.strides, w.padding,

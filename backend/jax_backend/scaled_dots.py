@@ -10,7 +10,7 @@ import numpy as np
 from jax import lax
 
 from backend.hlo.attribute_types import RaggedDotDimensionNumbers
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 from backend.jax_backend.linear_algebra import lax_precision
 
 
@@ -24,7 +24,7 @@ def scaled(operand: Any, scale: Any, dtype: Any) -> Any:
 
 
 @lowering("ScaledDot")
-def scaled_dot(ctx: Any, lhs: Any, lhs_scale: Any, rhs: Any, rhs_scale: Any) -> Any:
+def scaled_dot(ctx: LoweringContext, lhs: Any, lhs_scale: Any, rhs: Any, rhs_scale: Any) -> Any:
     out = ctx.shape.numpy_dtype()
     # products of f8/f4/bf16/f16 values and power-of-two or 8-bit scales are exact in f32; f64 only when asked
     compute = np.dtype(np.float64) if out == np.float64 else np.dtype(np.float32)
@@ -36,7 +36,7 @@ def scaled_dot(ctx: Any, lhs: Any, lhs_scale: Any, rhs: Any, rhs_scale: Any) -> 
 
 
 @lowering("RaggedDot")
-def ragged_dot(ctx: Any, lhs: Any, rhs: Any, group_sizes: Any) -> Any:
+def ragged_dot(ctx: LoweringContext, lhs: Any, rhs: Any, group_sizes: Any) -> Any:
     rdn: RaggedDotDimensionNumbers = ctx.attr("ragged_dot_dimension_numbers")
     numbers = lax.RaggedDotDimensionNumbers(rdn.dot_dimension_numbers.as_lax(), rdn.lhs_ragged_dimensions,
                                             rdn.rhs_group_dimensions)

@@ -16,7 +16,7 @@ import numpy as np
 from jax.experimental import io_callback
 
 from backend.errors import OpError
-from backend.jax_backend import limitation, lowering
+from backend.jax_backend import LoweringContext, limitation, lowering
 from backend.runtime import host_io
 from backend.runtime.custom_calls import missing_target_reason
 from backend.runtime.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
@@ -27,12 +27,12 @@ def _token() -> Any:
 
 
 @lowering("CreateToken")
-def create_token(ctx: Any) -> Any:
+def create_token(ctx: LoweringContext) -> Any:
     return _token()
 
 
 @lowering("AfterAll")
-def after_all(ctx: Any, tokens: list[Any]) -> Any:
+def after_all(ctx: LoweringContext, tokens: list[Any]) -> Any:
     return _token()
 
 
@@ -62,12 +62,12 @@ def _infeed(op: str, shape: Any) -> Any:
 
 
 @lowering("Infeed")
-def infeed(ctx: Any) -> Any:
+def infeed(ctx: LoweringContext) -> Any:
     return _infeed("Infeed", ctx.shape)
 
 
 @lowering("InfeedWithToken")
-def infeed_with_token(ctx: Any, token: Any) -> Any:
+def infeed_with_token(ctx: LoweringContext, token: Any) -> Any:
     return _infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), _token()
 
 
@@ -77,19 +77,19 @@ def _push(value: Any) -> Any:
 
 
 @lowering("Outfeed")
-def outfeed(ctx: Any, operand: Any) -> Any:
+def outfeed(ctx: LoweringContext, operand: Any) -> Any:
     return io_callback(_recorded(_push), jax.ShapeDtypeStruct((0,), np.bool_), operand, ordered=True)
 
 
 @lowering("OutfeedWithToken")
 @lowering("SendToHost")
-def outfeed_after_token(ctx: Any, operand: Any, token: Any) -> Any:
+def outfeed_after_token(ctx: LoweringContext, operand: Any, token: Any) -> Any:
     """OutfeedWithToken and SendToHost (a host channel, written through the outfeed): Outfeed ordered by the token."""
     return outfeed(ctx, operand)
 
 
 @lowering("RecvFromHost")
-def recv_from_host(ctx: Any, token: Any) -> Any:
+def recv_from_host(ctx: LoweringContext, token: Any) -> Any:
     return _infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), _token()
 
 
@@ -111,7 +111,7 @@ def _check_traced(op: str, target: str, shape: Any, value: Any) -> Any:
 
 
 @lowering(*CUSTOM_CALLS)
-def custom_call(ctx: Any, operands: list[Any]) -> Any:
+def custom_call(ctx: LoweringContext, operands: list[Any]) -> Any:
     target = target_of(ctx)
     result = target.call(ctx.backend, operands, ctx.attr("opaque"), called_computation(ctx))
     return _check_traced(ctx.inst.opcode, target.name, ctx.shape, result)

@@ -17,16 +17,16 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 
 @lowering("Slice")
-def slice_op(ctx: Any, operand: Any) -> Any:
+def slice_op(ctx: LoweringContext, operand: Any) -> Any:
     return lax.slice(operand, ctx.attr("start_indices"), ctx.attr("limit_indices"), ctx.attr("strides"))
 
 
 @lowering("SliceInDim")
-def slice_in_dim(ctx: Any, operand: Any) -> Any:
+def slice_in_dim(ctx: LoweringContext, operand: Any) -> Any:
     return lax.slice_in_dim(operand, ctx.attr("start_index"), ctx.attr("limit_index"), ctx.attr("stride"),
                             ctx.attr("dimno"))
 
@@ -42,13 +42,13 @@ def _clamped(start_indices: Sequence[Any], operand_dims: Sequence[int], sizes: S
 
 
 @lowering("DynamicSlice")
-def dynamic_slice(ctx: Any, operand: Any, start_indices: Sequence[Any]) -> Any:
+def dynamic_slice(ctx: LoweringContext, operand: Any, start_indices: Sequence[Any]) -> Any:
     sizes = ctx.attr("slice_sizes")
     return lax.dynamic_slice(operand, _clamped(start_indices, operand.shape, sizes), sizes,
                              allow_negative_indices=False)
 
 
 @lowering("DynamicUpdateSlice")
-def dynamic_update_slice(ctx: Any, operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
+def dynamic_update_slice(ctx: LoweringContext, operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
     return lax.dynamic_update_slice(operand, update, _clamped(start_indices, operand.shape, update.shape),
                                     allow_negative_indices=False)

@@ -7,7 +7,7 @@ from typing import Any
 
 from jax import lax
 
-from backend.jax_backend import lowering
+from backend.jax_backend import LoweringContext, lowering
 
 _LAX: dict[str, Callable[..., Any]] = {
     "ErfInv": lax.erf_inv,
@@ -25,7 +25,7 @@ _LAX: dict[str, Callable[..., Any]] = {
 
 
 def _lower(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def lower(ctx: Any, *operands: Any) -> Any:
+    def lower(ctx: LoweringContext, *operands: Any) -> Any:
         return fn(*operands)
     return lower
 

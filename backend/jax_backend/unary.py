@@ -10,10 +10,10 @@ from jax import lax
 
 from backend.hlo import etypes
 from backend.hlo.attribute_types import ResultAccuracy, ResultAccuracyMode
-from backend.jax_backend import limitation, lowering
+from backend.jax_backend import LoweringContext, limitation, lowering
 
 
-def _accuracy(ctx: Any) -> Any:
+def _accuracy(ctx: LoweringContext) -> Any:
     """The op's ``result_accuracy`` as lax takes it (None, an AccuracyMode or a Tolerance)."""
     accuracy: ResultAccuracy | None = ctx.attrs.get("result_accuracy")
     if accuracy is None:
@@ -24,13 +24,13 @@ def _accuracy(ctx: Any) -> Any:
 
 
 def _with_accuracy(fn: Callable[..., Any]) -> Callable[[Any, Any], Any]:
-    def lower(ctx: Any, operand: Any) -> Any:
+    def lower(ctx: LoweringContext, operand: Any) -> Any:
         return fn(operand, accuracy=_accuracy(ctx))
     return lower
 
 
 def _plain(fn: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
-    def lower(ctx: Any, operand: Any) -> Any:
+    def lower(ctx: LoweringContext, operand: Any) -> Any:
         return fn(operand)
     return lower
 
@@ -93,12 +93,12 @@ for _name, _fn in _PLAIN.items():
 
 
 @lowering("Real")
-def real(ctx: Any, operand: Any) -> Any:
+def real(ctx: LoweringContext, operand: Any) -> Any:
     return lax.real(operand) if jnp.iscomplexobj(operand) else operand
 
 
 @lowering("Imag")
-def imag(ctx: Any, operand: Any) -> Any:
+def imag(ctx: LoweringContext, operand: Any) -> Any:
     return lax.imag(operand) if jnp.iscomplexobj(operand) else lax.full_like(operand, 0)
 
 

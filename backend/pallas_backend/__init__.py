@@ -9,22 +9,25 @@ reason (``pallas_kernels.explain`` gives the same decision without running anyth
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from backend.registry import Registry
 
-PALLAS_LOWERINGS = Registry("pallas lowering", __name__)
+if TYPE_CHECKING:
+    from backend.jax_backend import Lowering
+
+PALLAS_LOWERINGS: Registry[Lowering] = Registry("pallas lowering", __name__)
 pallas_lowering = PALLAS_LOWERINGS.register
 
 
 class OverlayTable:
     """A lowering table that prefers ``top`` and falls back to ``base``."""
 
-    def __init__(self, top: Registry, base: Registry) -> None:
+    def __init__(self, top: Registry[Lowering], base: Registry[Lowering]) -> None:
         self.top = top
         self.base = base
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> Lowering | None:
         return self.top.get(name) or self.base.get(name)
 
     def __contains__(self, name: str) -> bool:

@@ -11,4 +11,4 @@ class PallasBackend(JaxBackend):
     """The jax backend with the Pallas kernel lowerings preferred (interpret mode on the CPU)."""
 
     def __init__(self) -> None:
-        super().__init__(table=OverlayTable(PALLAS_LOWERINGS, LOWERINGS), name="pallas")  # type: ignore[arg-type]
+        super().__init__(table=OverlayTable(PALLAS_LOWERINGS, LOWERINGS), name="pallas")

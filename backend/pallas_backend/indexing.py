@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend.jax_backend import LoweringContext
 from backend.jax_backend.indexing import scatter as jax_scatter
 from backend.jax_backend.indexing import scatter_arguments, scatter_combiner
 from backend.pallas_backend import pallas_lowering
 
 
 @pallas_lowering("Scatter")
-def scatter(ctx: Any, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
+def scatter(ctx: LoweringContext, operands: list[Any], scatter_indices: Any, updates: list[Any]) -> Any:
     combiner = scatter_combiner(ctx, operands[0].dtype) if len(operands) == 1 else None
     if combiner is None:
         return jax_scatter(ctx, operands, scatter_indices, updates)

@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from backend.hlo.reducers import binary_reducer_name, select_comparison
+from backend.jax_backend import LoweringContext
 from backend.jax_backend import reduction as jax_reduction
 from backend.pallas_backend import pallas_lowering
 from backend.rules.reduction import window_of
@@ -32,7 +33,7 @@ def reducer_identity(name: str, dtype: np.dtype) -> Any:
 
 
 @pallas_lowering("ReduceWindow")
-def reduce_window(ctx: Any, operands: list[Any], init_values: list[Any]) -> Any:
+def reduce_window(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> Any:
     name = binary_reducer_name(ctx.attr("computation"))
     if len(operands) != 1 or name not in KERNEL_REDUCERS or operands[0].dtype == np.bool_:
         return jax_reduction.reduce_window(ctx, operands, init_values)
@@ -48,7 +49,7 @@ def reduce_window(ctx: Any, operands: list[Any], init_values: list[Any]) -> Any:
 
 
 @pallas_lowering("SelectAndScatter")
-def select_and_scatter(ctx: Any, operand: Any, source: Any, init_value: Any) -> Any:
+def select_and_scatter(ctx: LoweringContext, operand: Any, source: Any, init_value: Any) -> Any:
     select = select_comparison(ctx.attr("select"))
     if select not in ("ge", "le") or binary_reducer_name(ctx.attr("scatter")) != "add" \
             or operand.dtype == np.bool_:

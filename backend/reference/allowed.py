@@ -19,6 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from backend.hlo import etypes
+from backend.reference import EvaluatorContext
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -111,12 +112,12 @@ def flush_subnormals(x: Any) -> Any:
     return _flush_real(x)
 
 
-def flushed(ev: Callable[..., Any], ctx: Any, *operands: Any) -> Any:
+def flushed(ev: Callable[..., Any], ctx: EvaluatorContext, *operands: Any) -> Any:
     """``ev`` with subnormal operands read as zero and subnormal results flushed to zero (DAZ + FTZ)."""
     return flush_subnormals(ev(ctx, *flush_subnormals(list(operands))))
 
 
-def subnormal_outcomes(ev: Callable[..., Any], ctx: Any, *operands: np.ndarray) -> Allowed:
+def subnormal_outcomes(ev: Callable[..., Any], ctx: EvaluatorContext, *operands: np.ndarray) -> Allowed:
     """Where an operand or the IEEE result is subnormal; the other outcome: flushed to zero (XLA CPU)."""
     result = ev(ctx, *operands)
     return Allowed(subnormal_mask(result, *operands), {"flush": flushed(ev, ctx, *operands)})

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, non_finite, zero_of_either_sign
 from backend.reference.elementwise import widen
 
@@ -24,7 +22,7 @@ def per_feature_sum(x: np.ndarray, feature_index: int) -> np.ndarray:
 
 
 @evaluator("BatchNormTraining")
-def batch_norm_training(ctx: Any, operand: np.ndarray, scale: np.ndarray,
+def batch_norm_training(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray,
                         offset: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
     x = widen(operand)
@@ -40,7 +38,7 @@ def batch_norm_training(ctx: Any, operand: np.ndarray, scale: np.ndarray,
 
 
 @evaluator("BatchNormInference")
-def batch_norm_inference(ctx: Any, operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, mean: np.ndarray,
+def batch_norm_inference(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, mean: np.ndarray,
                          variance: np.ndarray) -> np.ndarray:
     fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
     x = widen(operand)
@@ -54,7 +52,7 @@ def batch_norm_inference(ctx: Any, operand: np.ndarray, scale: np.ndarray, offse
 
 
 @evaluator("BatchNormGrad")
-def batch_norm_grad(ctx: Any, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
+def batch_norm_grad(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
                     batch_var: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
     x, dy = widen(operand), widen(grad_output)
@@ -82,7 +80,7 @@ def feature_holds_non_finite(x: np.ndarray, feature_index: int) -> np.ndarray:
 
 
 @implementation_defined("BatchNormGrad")
-def batch_norm_grad_outcomes(ctx: Any, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
+def batch_norm_grad_outcomes(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray, batch_mean: np.ndarray,
                              batch_var: np.ndarray, grad_output: np.ndarray) -> dict[str, Allowed]:
     """``non_finite_feature``: per output, the features whose inputs to that output hold a NaN or an infinity or
     whose result overflows; ``zero_sign``: zero results."""

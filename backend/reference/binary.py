@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from backend.hlo import etypes
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import (
     Allowed,
     any_zero,
@@ -78,7 +78,7 @@ def _signed_value(pattern: np.ndarray, bits: int) -> np.ndarray:
     return value
 
 
-def _from_bits(pattern: np.ndarray, ctx: Any) -> np.ndarray:
+def _from_bits(pattern: np.ndarray, ctx: EvaluatorContext) -> np.ndarray:
     """uint64 patterns (any high bits ignored) as the result type."""
     dtype = ctx.shape.numpy_dtype()
     bits = etypes.bit_width(ctx.shape.element_type())
@@ -88,7 +88,7 @@ def _from_bits(pattern: np.ndarray, ctx: Any) -> np.ndarray:
     return pattern.astype(dtype)
 
 
-def _wrapping(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], ctx: Any, lhs: np.ndarray,
+def _wrapping(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], ctx: EvaluatorContext, lhs: np.ndarray,
               rhs: np.ndarray) -> np.ndarray:
     """An integer ring operation (+, -, *, &, |, ^) modulo 2**bits."""
     with np.errstate(all="ignore"):
@@ -100,7 +100,7 @@ def _wide_ints(x: np.ndarray) -> np.ndarray:
     return x.astype(np.uint64 if x.dtype == np.uint64 else np.int64)
 
 
-def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+def _with_subnormals(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
                      outcomes: Outcomes | None = None) -> Outcomes:
     """``outcomes`` plus, for floating-point operands, ``subnormals``: IEEE or flushed (DAZ + FTZ)."""
     outcomes = dict(outcomes or {})
@@ -109,7 +109,7 @@ def _with_subnormals(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, r
     return outcomes
 
 
-def _complex_specials(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+def _complex_specials(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
                       zero: np.ndarray) -> Outcomes:
     """For complex operands: where an operand or the result has an infinite or NaN part, or ``zero`` is 0;
     there the plain formulas may give other non-finite parts."""
@@ -126,7 +126,7 @@ def _no_nan_encoding(fn: Callable[..., Any], lhs: np.ndarray, rhs: np.ndarray) -
     return {"no_nan_encoding": no_nan_encoding(fn, lhs, rhs)} if lhs.dtype == ml_dtypes.float4_e2m1fn else {}
 
 
-def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def _complex_zero_sign(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """For complex operands: finite results with a zero part; the zero's sign is what the algorithm's
     rounding gives (a sum of products for Div, exp(y log x) for Pow), so either sign is allowed there."""
     if not etypes.is_complex(_etype(lhs)):
@@ -137,7 +137,7 @@ def _complex_zero_sign(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray,
     return {"complex_zero_sign": Allowed(mask, {"either_sign": zero_parts_flipped(result)})}
 
 
-def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
+def _arithmetic(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
     """Floats/complex widened and rounded once; integers wrap."""
     if _is_inexact(lhs):
         return in_wide_precision(fn, ctx, lhs, rhs)
@@ -146,34 +146,34 @@ def _arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., An
 
 # -- Add, Sub, Mul ------------------------------------------------------------------------------
 @evaluator("Add")
-def add(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def add(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if lhs.dtype == np.bool_:
         return np.logical_or(lhs, rhs)
     return _arithmetic(ctx, lhs, rhs, np.add)
 
 
 @evaluator("Sub")
-def sub(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def sub(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _arithmetic(ctx, lhs, rhs, np.subtract)
 
 
 @evaluator("Mul")
-def mul(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def mul(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _arithmetic(ctx, lhs, rhs, np.multiply)
 
 
 @implementation_defined("Add")
-def add_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def add_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, add, lhs, rhs)
 
 
 @implementation_defined("Sub")
-def sub_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def sub_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, sub, lhs, rhs)
 
 
 @implementation_defined("Mul")
-def mul_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def mul_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, mul, lhs, rhs, _complex_specials(ctx, mul, lhs, rhs, np.ones(1)))
 
 
@@ -195,7 +195,7 @@ def _safe_int_operands(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np
     return a, divisor, cases["division_by_zero"]
 
 
-def _int_divide(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def _int_divide(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Quotient rounded toward zero; x / 0 has every bit set; INT_MIN / -1 = INT_MIN."""
     a, d, zero = _safe_int_operands(lhs, rhs)
     quotient = (a - np.fmod(a, d)) // d  # a - fmod(a, d) is an exact multiple of d: no floor rounding
@@ -203,27 +203,27 @@ def _int_divide(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return np.where(zero, all_ones, quotient.astype(ctx.shape.numpy_dtype()))
 
 
-def _int_remainder(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def _int_remainder(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Remainder with the dividend's sign (C %); x % 0 = x; INT_MIN % -1 = 0."""
     a, d, zero = _safe_int_operands(lhs, rhs)
     return np.where(zero, a, np.fmod(a, d)).astype(ctx.shape.numpy_dtype())
 
 
 @evaluator("Div")
-def div(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def div(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if _is_int(lhs):
         return _int_divide(ctx, lhs, rhs)
     return in_wide_precision(np.divide, ctx, lhs, rhs)
 
 
 @evaluator("Rem")
-def rem(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def rem(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if _is_int(lhs):
         return _int_remainder(ctx, lhs, rhs)
     return in_wide_precision(np.fmod, ctx, lhs, rhs)
 
 
-def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def _broadcast_divisor_reciprocal(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Real floats where the divisor is broadcast (constant along a dimension of size > 1) and
     x * (1 / y), as XLA's simplifier rewrites x / broadcast(y), rounds differently from x / y;
     the other outcome there: x * (1 / y), each product and reciprocal rounded to the type."""
@@ -244,7 +244,7 @@ def _broadcast_divisor_reciprocal(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) ->
 
 
 @implementation_defined("Div")
-def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def div_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """An integer divided by zero: all ones (XLA) or 0 (ARM); INT_MIN / -1 has the one outcome INT_MIN;
     real floats over a broadcast divisor: x / y or x * (1 / y)."""
     if _is_int(lhs):
@@ -257,7 +257,7 @@ def div_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
 
 
 @implementation_defined("Rem")
-def rem_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def rem_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, rem, lhs, rhs, _no_nan_encoding(np.fmod, lhs, rhs))
 
 
@@ -278,7 +278,7 @@ def _min_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _float_extremum(a, b, a < b, np.signbit(a) | np.signbit(b))
 
 
-def _extremum(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
+def _extremum(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
               int_fn: Callable[..., np.ndarray]) -> np.ndarray:
     if _is_inexact(lhs):
         return in_wide_precision(float_fn, ctx, lhs, rhs)
@@ -288,16 +288,16 @@ def _extremum(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[...
 
 
 @evaluator("Max")
-def max_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def max_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _extremum(ctx, lhs, rhs, _max_f, np.maximum)
 
 
 @evaluator("Min")
-def min_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def min_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _extremum(ctx, lhs, rhs, _min_f, np.minimum)
 
 
-def _extremum_outcomes(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
+def _extremum_outcomes(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray,
                        number: Callable[..., np.ndarray]) -> Outcomes:
     """NaN: propagated (XLA) or ignored (IEEE maxNum/minNum, ``number``); a -0/+0 pair: ordered or either zero."""
     if not etypes.is_float(_etype(lhs)):
@@ -309,12 +309,12 @@ def _extremum_outcomes(ctx: Any, ev: Callable[..., np.ndarray], lhs: np.ndarray,
 
 
 @implementation_defined("Max")
-def max_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def max_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _extremum_outcomes(ctx, max_, lhs, rhs, np.fmax)
 
 
 @implementation_defined("Min")
-def min_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def min_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _extremum_outcomes(ctx, min_, lhs, rhs, np.fmin)
 
 
@@ -324,7 +324,7 @@ def _exponent(rhs: np.ndarray) -> np.ndarray:
     return _signed_value(_to_bits(rhs), _bits(rhs))
 
 
-def _int_pow(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, exponent_bits: int = POW_EXPONENT_BITS) -> np.ndarray:
+def _int_pow(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, exponent_bits: int = POW_EXPONENT_BITS) -> np.ndarray:
     """Square-and-multiply over the exponent's low ``exponent_bits`` bits; for a negative exponent
     1 / lhs**-rhs in integers: 1 for base 1, +-1 for base -1 (by the exponent's parity), else 0."""
     base, exponent = _to_bits(lhs), _exponent(rhs)
@@ -343,14 +343,14 @@ def _int_pow(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, exponent_bits: int = PO
 
 
 @evaluator("Pow")
-def pow_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def pow_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if _is_int(lhs):
         return _int_pow(ctx, lhs, rhs)
     return in_wide_precision(np.power, ctx, lhs, rhs)
 
 
 @implementation_defined("Pow")
-def pow_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def pow_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Integer exponents of 64 or more: modulo 64 (XLA) or the exact power modulo 2^n."""
     if not _is_int(lhs):
         return _with_subnormals(ctx, pow_, lhs, rhs, {**_complex_specials(ctx, pow_, lhs, rhs, lhs),
@@ -362,41 +362,41 @@ def pow_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
 
 # -- Atan2, Complex -----------------------------------------------------------------------------
 @evaluator("Atan2")
-def atan2(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def atan2(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return in_wide_precision(np.arctan2, ctx, lhs, rhs)
 
 
 @implementation_defined("Atan2")
-def atan2_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def atan2_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _with_subnormals(ctx, atan2, lhs, rhs)
 
 
 @evaluator("Complex")
-def complex_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def complex_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     out = np.empty(lhs.shape, ctx.shape.numpy_dtype())
     out.real, out.imag = lhs, rhs  # not lhs + 1j * rhs: 1j * inf would put a NaN in the real part
     return out
 
 
 # -- And, Or, Xor -------------------------------------------------------------------------------
-def _bitwise(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., np.ndarray]) -> np.ndarray:
+def _bitwise(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., np.ndarray]) -> np.ndarray:
     if lhs.dtype == np.bool_:
         return fn(lhs, rhs)
     return _wrapping(fn, ctx, lhs, rhs)
 
 
 @evaluator("And")
-def and_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def and_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _bitwise(ctx, lhs, rhs, np.bitwise_and)
 
 
 @evaluator("Or")
-def or_(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def or_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _bitwise(ctx, lhs, rhs, np.bitwise_or)
 
 
 @evaluator("Xor")
-def xor(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def xor(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _bitwise(ctx, lhs, rhs, np.bitwise_xor)
 
 
@@ -409,19 +409,19 @@ def _shift_operands(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 @evaluator("ShiftLeft")
-def shift_left(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def shift_left(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     x, amount, out_of_range = _shift_operands(lhs, rhs)
     return _from_bits(np.where(out_of_range, np.uint64(0), x << amount), ctx)
 
 
 @evaluator("ShiftRightLogical")
-def shift_right_logical(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def shift_right_logical(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     x, amount, out_of_range = _shift_operands(lhs, rhs)
     return _from_bits(np.where(out_of_range, np.uint64(0), x >> amount), ctx)
 
 
 @evaluator("ShiftRightArithmetic")
-def shift_right_arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def shift_right_arithmetic(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Shifts in copies of the sign bit; unsigned operands are shifted as their bit patterns."""
     x, amount, out_of_range = _shift_operands(lhs, rhs)
     signed = _signed_value(x, _bits(lhs))
@@ -429,7 +429,7 @@ def shift_right_arithmetic(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.nda
     return _from_bits(np.where(out_of_range, fill, signed >> amount.astype(np.int64)).astype(np.uint64), ctx)
 
 
-def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """An amount of the bit width or more: XLA's result, or the shift by the amount modulo the bit width (x86, ARM)."""
     out_of_range = _shift_operands(lhs, rhs)[2]
     modulo = _from_bits(_to_bits(rhs) % np.uint64(_bits(lhs)), ctx).astype(rhs.dtype)
@@ -437,17 +437,17 @@ def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: Any, lhs: np.ndar
 
 
 @implementation_defined("ShiftLeft")
-def shift_left_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def shift_left_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _masked_amount_outcome(shift_left, ctx, lhs, rhs)
 
 
 @implementation_defined("ShiftRightLogical")
-def shift_right_logical_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def shift_right_logical_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     return _masked_amount_outcome(shift_right_logical, ctx, lhs, rhs)
 
 
 @implementation_defined("ShiftRightArithmetic")
-def shift_right_arithmetic_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def shift_right_arithmetic_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
     """Besides the amount: an unsigned operand with its top bit set may be shifted logically."""
     outcomes = _masked_amount_outcome(shift_right_arithmetic, ctx, lhs, rhs)
     if not _is_signed(lhs):

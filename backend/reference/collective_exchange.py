@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 
 from backend.hlo.device_groups import group_of
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed
 from backend.reference.collectives import _fold as fold_in_group_order
 from backend.reference.collectives import group_outcomes
 from backend.rules.collective_exchange import exchange_groups
 
 
-def _my_group(ctx: Any, size: int, size_name: str, constraint: str) -> tuple[list[int], int]:
+def _my_group(ctx: EvaluatorContext, size: int, size_name: str, constraint: str) -> tuple[list[int], int]:
     """This device's group (global device ids, in group order) and its position in it."""
     devices = ctx.devices
     groups = exchange_groups(ctx.inst.opcode, ctx.attrs, devices.replicas, devices.partitions, size, size_name,
@@ -37,13 +37,13 @@ def _piece(x: np.ndarray, dim: int, index: int, count: int) -> np.ndarray:
 
 
 @evaluator("AllGather")
-def all_gather(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def all_gather(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     group, _ = _my_group(ctx, ctx.attr("shard_count"), "shard_count", "C9")
     values = ctx.devices.exchange(operand, ctx.inst.opcode)
     return _concatenate([values[d] for d in group], ctx.attr("all_gather_dimension"))
 
 
-def _shards(ctx: Any, operand: Any) -> list[Any]:
+def _shards(ctx: EvaluatorContext, operand: Any) -> list[Any]:
     """This device's shard of every member of its group (ReduceScatter reduces shard by shard: the
     reduction is element-wise)."""
     shards = ctx.attr("shard_count")
@@ -59,20 +59,20 @@ def _shards(ctx: Any, operand: Any) -> list[Any]:
 
 
 @evaluator("ReduceScatter")
-def reduce_scatter(ctx: Any, operand: Any) -> Any:
+def reduce_scatter(ctx: EvaluatorContext, operand: Any) -> Any:
     """AllReduce's group-order fold (backend/reference/collectives.py) of this device's shards."""
     return fold_in_group_order(ctx, ctx.attr("computation"), _shards(ctx, operand))
 
 
 @implementation_defined("ReduceScatter")
-def reduce_scatter_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+def reduce_scatter_outcomes(ctx: EvaluatorContext, operand: Any) -> dict[str, Allowed]:
     """AllReduce's ``reduction_order`` and ``subnormals`` outcomes, over this device's shards."""
     members = _shards(ctx, operand)
     return group_outcomes(ctx, members[0], ctx.attr("computation"), members)
 
 
 @evaluator("AllToAll")
-def all_to_all(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def all_to_all(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     count = ctx.attr("split_count")
     group, position = _my_group(ctx, count, "split_count", "C9")
     values = ctx.devices.exchange(operand, ctx.inst.opcode)
@@ -81,7 +81,7 @@ def all_to_all(ctx: Any, operand: np.ndarray) -> np.ndarray:
 
 
 @evaluator("RaggedAllToAll")
-def ragged_all_to_all(ctx: Any, input: np.ndarray, input_offsets: np.ndarray, send_sizes: np.ndarray,
+def ragged_all_to_all(ctx: EvaluatorContext, input: np.ndarray, input_offsets: np.ndarray, send_sizes: np.ndarray,
                       output: np.ndarray, output_offsets: np.ndarray, recv_sizes: np.ndarray) -> np.ndarray:
     group, position = _my_group(ctx, len(input_offsets), "the index arrays' size", "C7")
     sent = ctx.devices.exchange((input, input_offsets, send_sizes, output_offsets), ctx.inst.opcode)

@@ -16,7 +16,7 @@ from backend.hlo import etypes
 from backend.hlo.device_groups import group_of, op_device_groups
 from backend.hlo.graph import XlaComputation
 from backend.hlo.reducers import binary_reducer_name
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flush_subnormals
 from backend.reference.elementwise import subnormal_mask
 from backend.reference.reduction import _combiner, _finish, reassociation_allowed
@@ -24,7 +24,7 @@ from backend.rules.collectives import GROUPS_CONSTRAINT
 from backend.surface.computations import add_computation
 
 
-def my_group(ctx: Any) -> list[int]:
+def my_group(ctx: EvaluatorContext) -> list[int]:
     """The global device ids of this device's group, in group order; groups that do not fit the device count are
     an OpError (the op's execute-time constraint)."""
     devices = ctx.devices
@@ -37,7 +37,7 @@ def _leaves(value: Any) -> list[np.ndarray]:
     return list(value) if isinstance(value, tuple) else [value]
 
 
-def _fold(ctx: Any, comp: XlaComputation, values: list[Any]) -> Any:
+def _fold(ctx: EvaluatorContext, comp: XlaComputation, values: list[Any]) -> Any:
     """The group's values (arrays or tuples of arrays) combined in group order, leaf by leaf."""
     out = []
     for k, first in enumerate(_leaves(values[0])):
@@ -50,23 +50,23 @@ def _fold(ctx: Any, comp: XlaComputation, values: list[Any]) -> Any:
     return tuple(out) if isinstance(values[0], tuple) else out[0]
 
 
-def _reduce_in_group(ctx: Any, operand: Any, comp: XlaComputation) -> Any:
+def _reduce_in_group(ctx: EvaluatorContext, operand: Any, comp: XlaComputation) -> Any:
     group = my_group(ctx)
     values = ctx.devices.exchange(operand, ctx.inst.opcode)
     return _fold(ctx, comp, [values[d] for d in group])
 
 
 @evaluator("AllReduce")
-def all_reduce(ctx: Any, operand: Any) -> Any:
+def all_reduce(ctx: EvaluatorContext, operand: Any) -> Any:
     return _reduce_in_group(ctx, operand, ctx.attr("computation"))
 
 
 @evaluator("CrossReplicaSum")
-def cross_replica_sum(ctx: Any, operand: Any) -> Any:
+def cross_replica_sum(ctx: EvaluatorContext, operand: Any) -> Any:
     return _reduce_in_group(ctx, operand, add_computation(etypes.dtype_to_etype(_leaves(operand)[0].dtype)))
 
 
-def _outcomes(ctx: Any, operand: Any, comp: XlaComputation) -> dict[str, Allowed]:
+def _outcomes(ctx: EvaluatorContext, operand: Any, comp: XlaComputation) -> dict[str, Allowed]:
     """``reduction_order`` (see :func:`_order`) and ``subnormals``: XLA on CPU and GPU reads subnormal operands as
     zeros and flushes subnormal results (each step of the fold)."""
     group = my_group(ctx)
@@ -74,7 +74,7 @@ def _outcomes(ctx: Any, operand: Any, comp: XlaComputation) -> dict[str, Allowed
     return group_outcomes(ctx, operand, comp, [values[d] for d in group])
 
 
-def group_outcomes(ctx: Any, operand: Any, comp: XlaComputation, members: list[Any]) -> dict[str, Allowed]:
+def group_outcomes(ctx: EvaluatorContext, operand: Any, comp: XlaComputation, members: list[Any]) -> dict[str, Allowed]:
     """:func:`_outcomes` of the group's values ``members`` (ReduceScatter: each member's shard)."""
     result = _fold(ctx, comp, members)
     table: dict[str, Allowed] = {}
@@ -99,7 +99,7 @@ def _per_leaf(operand: Any, masks: list[np.ndarray], outcomes: dict[str, list[An
     return Allowed(masks[0], {k: v[0] for k, v in outcomes.items()})
 
 
-def _order(ctx: Any, comp: XlaComputation, members: list[Any], result: Any) -> Allowed | None:
+def _order(ctx: EvaluatorContext, comp: XlaComputation, members: list[Any], result: Any) -> Allowed | None:
     """``reduction_order``: a float or complex Add (or a float Mul) over a group of three or more devices may
     combine them in any order and association, each step rounded (see ``reassociation_allowed``; a complex Add
     is two real ones, bounded part by part; a part whose exact value is not finite must be the same)."""
@@ -137,20 +137,20 @@ def _every_part(bounded: list[tuple[Any, Allowed]]) -> Any:
 
 
 @implementation_defined("AllReduce")
-def all_reduce_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+def all_reduce_outcomes(ctx: EvaluatorContext, operand: Any) -> dict[str, Allowed]:
     return _outcomes(ctx, operand, ctx.attr("computation"))
 
 
 @implementation_defined("CrossReplicaSum")
-def cross_replica_sum_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+def cross_replica_sum_outcomes(ctx: EvaluatorContext, operand: Any) -> dict[str, Allowed]:
     return _outcomes(ctx, operand, add_computation(etypes.dtype_to_etype(_leaves(operand)[0].dtype)))
 
 
 @evaluator("ReplicaId")
-def replica_id(ctx: Any) -> np.ndarray:
+def replica_id(ctx: EvaluatorContext) -> np.ndarray:
     return np.asarray(ctx.devices.replica_id, np.uint32)
 
 
 @evaluator("PartitionId")
-def partition_id(ctx: Any) -> np.ndarray:
+def partition_id(ctx: EvaluatorContext) -> np.ndarray:
     return np.asarray(ctx.devices.partition_id, np.uint32)

@@ -15,7 +15,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
 from backend.hlo.etypes import PrimitiveType
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_zero, flush_subnormals
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
@@ -73,20 +73,20 @@ def comparison_outcomes(lhs: np.ndarray, rhs: np.ndarray, direction: ComparisonD
 
 
 @evaluator("Compare")
-def compare(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def compare(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return compare_values(lhs, rhs, ctx.attr("direction"), ctx.attr("compare_type"))
 
 
 @implementation_defined("Compare")
-def compare_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+def compare_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
     return comparison_outcomes(lhs, rhs, ctx.attr("direction"), ctx.attr("compare_type"))
 
 
 def _register_named(op: str, direction: ComparisonDirection, compare_type: ComparisonType | None) -> None:
-    def named(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    def named(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return compare_values(lhs, rhs, direction, compare_type)
 
-    def outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+    def outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
         return comparison_outcomes(lhs, rhs, direction, compare_type)
 
     named.__name__ = named.__qualname__ = op
@@ -100,7 +100,7 @@ for _op, (_direction, _ctype) in NAMED_COMPARISONS.items():
 
 
 @evaluator("Select")
-def select(ctx: Any, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+def select(ctx: EvaluatorContext, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     return np.where(pred, on_true, on_false).astype(ctx.shape.numpy_dtype())
 
 
@@ -117,7 +117,7 @@ def _float_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @evaluator("Clamp")
-def clamp(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> np.ndarray:
+def clamp(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> np.ndarray:
     lo, x, hi = widen(min_), widen(operand), widen(max_)
     with np.errstate(invalid="ignore"):
         if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
@@ -128,7 +128,7 @@ def clamp(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> 
 
 
 @implementation_defined("Clamp")
-def clamp_outcomes(ctx: Any, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, Allowed]:
+def clamp_outcomes(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, Allowed]:
     """Float Clamp follows Max and Min: NaN propagated or ignored, -0/+0 ordered or either zero, subnormals
     compared as values or as zeros. (min > max is no choice: the document defines min(max(min, x), max).)"""
     if not etypes.is_float(etypes.dtype_to_etype(operand.dtype)):

@@ -10,22 +10,22 @@ from typing import Any
 
 import numpy as np
 
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within, root_outcomes
 
 
 @evaluator("Call")
-def call(ctx: Any, operands: list[Any]) -> Any:
+def call(ctx: EvaluatorContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("computation"), operands)
 
 
 @evaluator("CompositeCall")
-def composite_call(ctx: Any, operands: list[Any]) -> Any:
+def composite_call(ctx: EvaluatorContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
 
 
 @evaluator("While")
-def while_(ctx: Any, init: Any) -> Any:
+def while_(ctx: EvaluatorContext, init: Any) -> Any:
     condition, body = ctx.attr("condition"), ctx.attr("body")
     state = init
     while bool(np.asarray(ctx.call(condition, [state]))):
@@ -39,7 +39,7 @@ def branch_number(index: int, count: int) -> int:
 
 
 @evaluator("Conditional")
-def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
+def conditional(ctx: EvaluatorContext, selector: Any, *operands: Any) -> Any:
     if "true_computation" in ctx.attrs:  # Conditional(predicate, true_operand, ..., false_operand, ...)
         true_operand, false_operand = operands
         if bool(np.asarray(selector)):
@@ -51,16 +51,16 @@ def conditional(ctx: Any, selector: Any, *operands: Any) -> Any:
 
 
 @evaluator("OptimizationBarrier")
-def optimization_barrier(ctx: Any, operand: Any) -> Any:
+def optimization_barrier(ctx: EvaluatorContext, operand: Any) -> Any:
     return operand
 
 
 @implementation_defined("Call")
-def call_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+def call_outcomes(ctx: EvaluatorContext, operands: list[Any]) -> dict[str, Allowed]:
     return callee_outcomes(ctx, ctx.attr("computation"), operands)
 
 
-def callee_outcomes(ctx: Any, computation: Any, operands: list[Any]) -> dict[str, Allowed]:
+def callee_outcomes(ctx: EvaluatorContext, computation: Any, operands: list[Any]) -> dict[str, Allowed]:
     """``callee``: the elements where the called computation's root op is implementation-defined (a
     Call of Add inherits Add's subnormal flushing; found by the fuzzer), with the root op's outcomes
     there: its entries' XLA outcomes, and their other outcomes. (Call's, and every op that calls a

@@ -9,13 +9,12 @@ integer -> integer wraps (two's complement); complex -> real keeps the real part
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, int_limits
 
 Array = np.ndarray
@@ -131,7 +130,7 @@ def convert_array(x: Array, dst: PrimitiveType) -> Array:
 
 # -- ConvertElementType ------------------------------------------------------------------------
 @evaluator("ConvertElementType")
-def convert_element_type(ctx: Any, operand: Array) -> Array:
+def convert_element_type(ctx: EvaluatorContext, operand: Array) -> Array:
     return convert_array(operand, ctx.attr("new_element_type"))
 
 
@@ -165,7 +164,7 @@ def _flush_tiny(x: Array) -> Array:
 
 
 @implementation_defined("ConvertElementType")
-def convert_element_type_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
     """Float -> int of NaN or out-of-range values: saturated (XLA) or the x86 'integer indefinite' minimum;
     values below the smallest normal f32: kept or flushed (XLA on CPU); wide -> narrow floats: rounded
     once or through f32 (XLA); f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
@@ -235,7 +234,7 @@ def _bitcast_sub_byte(x: Array, dst: PrimitiveType, in_bits: int, out_bits: int)
 
 
 @evaluator("BitcastConvertType")
-def bitcast_convert_type(ctx: Any, operand: Array) -> Array:
+def bitcast_convert_type(ctx: EvaluatorContext, operand: Array) -> Array:
     dst = ctx.attr("new_element_type")
     in_bits, out_bits = etypes.bit_width(_etype(operand)), etypes.bit_width(dst)
     if in_bits % 8 == 0 and out_bits % 8 == 0:
@@ -287,7 +286,7 @@ def _reduce_bits(x: Array, exponent_bits: int, mantissa_bits: int) -> tuple[Arra
 
 
 @evaluator("ReducePrecision")
-def reduce_precision(ctx: Any, operand: Array) -> Array:
+def reduce_precision(ctx: EvaluatorContext, operand: Array) -> Array:
     wide = etypes.etype_to_dtype(_compute_type(_etype(operand)))
     with np.errstate(all="ignore"):
         out, _, _ = _reduce_bits(operand.astype(wide), ctx.attr("exponent_bits"), ctx.attr("mantissa_bits"))

@@ -11,11 +11,10 @@ feature group or batch group.
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import numpy as np
 
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flushed, nan_in_a_part, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
@@ -104,7 +103,7 @@ def _to_output_layout(y: np.ndarray, args: ConvArguments) -> np.ndarray:
 
 
 @evaluator(*CONV_OPS)
-def convolution(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def convolution(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     args = general_arguments(ctx, lhs.shape, rhs.shape)
     with np.errstate(all="ignore"):
         return _to_output_layout(convolve(lhs, rhs, args)[0], args).astype(ctx.shape.numpy_dtype())
@@ -117,7 +116,7 @@ def _grouped_non_finite(lhs: np.ndarray, rhs: np.ndarray, result_dims: tuple[int
     return np.full(result_dims, bool((~np.isfinite(lhs)).any() or (~np.isfinite(rhs)).any()))
 
 
-def _non_finite_products(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, Allowed]:
+def _non_finite_products(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, Allowed]:
     """``subnormals``: results where a subnormal element (XLA on CPU flushes it to 0) meets an inf or
     NaN (inf x 0 = NaN), IEEE or the flushed convolution; ``complex_non_finite``: complex results whose
     products meet an inf or NaN, the reference's parts or another formula's."""
@@ -135,7 +134,7 @@ def _non_finite_products(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, args: ConvA
 
 
 @implementation_defined(*CONV_OPS)
-def convolution_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+def convolution_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
     """``padding_times_non_finite``: where an inf/NaN kernel element meets padding or a hole, nothing added
     (XLA) or 0 * inf = NaN; ``accumulation_overflow``: float results where a product or partial sum may
     leave the type's range, the exact sum or a non-finite value; ``grouped_non_finite``: grouped

@@ -7,22 +7,22 @@ from typing import Any
 import numpy as np
 
 from backend.errors import RuntimeSizeError
-from backend.reference import evaluator
+from backend.reference import EvaluatorContext, evaluator
 from backend.reference.conversion import convert_array
 
 
 @evaluator("Parameter")
-def parameter(ctx: Any) -> Any:
+def parameter(ctx: EvaluatorContext) -> Any:
     return ctx.arguments[ctx.attr("number")]
 
 
 @evaluator("Constant")
-def constant(ctx: Any) -> Any:
+def constant(ctx: EvaluatorContext) -> Any:
     return ctx.attr("literal")
 
 
 @evaluator("BroadcastInDim")
-def broadcast_in_dim(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def broadcast_in_dim(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     """A dynamic output dimension takes the runtime size of the operand dimension mapped to it."""
     out = list(ctx.attr("out_dim_size"))
     placed = [1] * len(out)
@@ -36,7 +36,7 @@ def broadcast_in_dim(ctx: Any, operand: np.ndarray) -> np.ndarray:
     return np.broadcast_to(operand.reshape(placed), out).copy()
 
 
-def _indices(ctx: Any) -> np.ndarray:
+def _indices(ctx: EvaluatorContext) -> np.ndarray:
     """Iota's index along ``iota_dimension`` of every element (int64)."""
     shape = ctx.attr("shape")
     dims, dim = shape.dimensions(), ctx.attr("iota_dimension")
@@ -46,20 +46,20 @@ def _indices(ctx: Any) -> np.ndarray:
 
 
 @evaluator("Iota")
-def iota(ctx: Any) -> np.ndarray:
+def iota(ctx: EvaluatorContext) -> np.ndarray:
     return convert_array(_indices(ctx).copy(), ctx.attr("shape").element_type())
 
 
 @evaluator("Tuple")
-def tuple_(ctx: Any, elements: list[Any]) -> tuple[Any, ...]:
+def tuple_(ctx: EvaluatorContext, elements: list[Any]) -> tuple[Any, ...]:
     return tuple(elements)
 
 
 @evaluator("GetTupleElement")
-def get_tuple_element(ctx: Any, tuple_data: tuple[Any, ...]) -> Any:
+def get_tuple_element(ctx: EvaluatorContext, tuple_data: tuple[Any, ...]) -> Any:
     return tuple_data[ctx.attr("index")]
 
 
 @evaluator("Broadcast")
-def broadcast(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def broadcast(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     return np.broadcast_to(operand, tuple(ctx.attr("broadcast_sizes")) + operand.shape).copy()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from backend.reference import evaluator
+from backend.reference import EvaluatorContext, evaluator
 from backend.rules.data_movement import reshape_sizes
 
 
 @evaluator("Reshape")
-def reshape(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def reshape(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     # Logical: the elements in row-major (index) order, whatever the layouts; transposed first when
     # the older form's dimensions give the order in which to read the operand's dimensions.
     permutation, _, _ = reshape_sizes(ctx)
@@ -21,29 +19,29 @@ def reshape(ctx: Any, operand: np.ndarray) -> np.ndarray:
 
 
 @evaluator("Collapse")
-def collapse(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def collapse(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     return np.reshape(operand, ctx.shape.dimensions()).copy()
 
 
 @evaluator("Transpose")
-def transpose(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def transpose(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     return np.transpose(operand, ctx.attr("permutation")).copy()
 
 
 @evaluator("Rev")
-def rev(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def rev(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     reversed_dims = set(ctx.attr("dimensions"))
     return operand[tuple(slice(None, None, -1) if d in reversed_dims else slice(None)
                          for d in range(operand.ndim))].copy()
 
 
 @evaluator("ConcatInDim")
-def concat_in_dim(ctx: Any, operands: list[np.ndarray]) -> np.ndarray:
+def concat_in_dim(ctx: EvaluatorContext, operands: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(operands, axis=ctx.attr("dimension"))
 
 
 @evaluator("Pad")
-def pad(ctx: Any, operand: np.ndarray, padding_value: np.ndarray) -> np.ndarray:
+def pad(ctx: EvaluatorContext, operand: np.ndarray, padding_value: np.ndarray) -> np.ndarray:
     triples = ctx.attr("padding_config").triples()
     # Interior padding first: operand element i lands at i * (interior + 1).
     inner_dims = [n + max(n - 1, 0) * interior for n, (_, _, interior) in zip(operand.shape, triples)]

@@ -27,7 +27,7 @@ import ml_dtypes
 import numpy as np
 
 from backend.hlo.attribute_types import TriangularSolveOptions_Transpose
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Holds, any_value, zero_of_either_sign, zero_parts_of_either_sign
 from backend.reference.elementwise import widen
 
@@ -148,7 +148,7 @@ def cholesky_factor(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]
 
 
 @evaluator("Cholesky")
-def cholesky(ctx: Any, a: np.ndarray) -> np.ndarray:
+def cholesky(ctx: EvaluatorContext, a: np.ndarray) -> np.ndarray:
     factor, _ = cholesky_factor(a, ctx.attr("lower"))
     return factor.astype(ctx.shape.numpy_dtype())
 
@@ -161,7 +161,7 @@ def other_triangle(shape: tuple[int, ...], lower: bool) -> np.ndarray:
 
 
 @implementation_defined("Cholesky")
-def cholesky_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
+def cholesky_outcomes(ctx: EvaluatorContext, a: np.ndarray) -> dict[str, Allowed]:
     lower = ctx.attr("lower")
     _, ok = cholesky_factor(a, lower)
     diagonal = np.broadcast_to(np.eye(a.shape[-1], dtype=bool), a.shape) & np.iscomplexobj(a)
@@ -217,7 +217,7 @@ def solve_triangular(a: np.ndarray, b: np.ndarray, left_side: bool, lower: bool,
 
 
 @evaluator("TriangularSolve")
-def triangular_solve(ctx: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def triangular_solve(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     x = solve_triangular(widen(a), widen(b), ctx.attr("left_side"), ctx.attr("lower"), ctx.attr("unit_diagonal"),
                          ctx.attr("transpose_a"))
     with np.errstate(all="ignore"):
@@ -233,7 +233,7 @@ def reached_by_non_finite(a: np.ndarray, b: np.ndarray, *flags: Any) -> np.ndarr
 
 
 @implementation_defined("TriangularSolve")
-def triangular_solve_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
+def triangular_solve_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
     flags = (ctx.attr("left_side"), ctx.attr("lower"), ctx.attr("unit_diagonal"), ctx.attr("transpose_a"))
     return {"non_finite_input": Allowed(reached_by_non_finite(widen(a), widen(b), *flags), {"any_values": any_value})}
 
@@ -241,7 +241,7 @@ def triangular_solve_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[st
 # --- QR ----------------------------------------------------------------------------------------
 
 @evaluator("QR")
-def qr(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def qr(ctx: EvaluatorContext, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """LAPACK's Householder QR, then the reference's choice among the factors: R's diagonal real and
     >= 0 (column k of Q and row k of R scaled by a unit number and its conjugate)."""
     a, bad = finite_part(widen(operand))
@@ -335,7 +335,7 @@ def householder_product(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
 
 
 @evaluator("QrDecomposition")
-def qr_decomposition(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def qr_decomposition(ctx: EvaluatorContext, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a, bad = finite_part(widen(operand))
     packed, taus = nan_where(bad, householder_qr(a), (True, False))
     packed_shape, taus_shape = ctx.shape.tuple_shapes()
@@ -343,7 +343,7 @@ def qr_decomposition(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 @evaluator("ProductOfElementaryHouseholderReflectors")
-def product_of_householder_reflectors(ctx: Any, a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+def product_of_householder_reflectors(ctx: EvaluatorContext, a: np.ndarray, taus: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return (householder_product(widen(a), widen(taus)) + 0.0).astype(ctx.shape.numpy_dtype())
 
@@ -380,7 +380,7 @@ def non_finite_reflectors(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("ProductOfElementaryHouseholderReflectors")
-def product_of_householder_reflectors_outcomes(ctx: Any, a: np.ndarray, taus: np.ndarray) -> dict[str, Allowed]:
+def product_of_householder_reflectors_outcomes(ctx: EvaluatorContext, a: np.ndarray, taus: np.ndarray) -> dict[str, Allowed]:
     with np.errstate(all="ignore"):
         zeros = householder_product(widen(a), widen(taus)) == 0
         touched = np.broadcast_to(non_finite_reflectors(widen(a), widen(taus))[..., None, :], a.shape)
@@ -389,7 +389,7 @@ def product_of_householder_reflectors_outcomes(ctx: Any, a: np.ndarray, taus: np
 
 
 @implementation_defined("QrDecomposition")
-def qr_decomposition_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
+def qr_decomposition_outcomes(ctx: EvaluatorContext, operand: np.ndarray) -> dict[str, Allowed]:
     return {"reflectors": Allowed(np.True_, {"any_householder_form": Holds(householder_qr_holds(operand))}),
             "non_finite_input": non_finite_input(widen(operand), (True, False), any_value)}
 
@@ -397,7 +397,7 @@ def qr_decomposition_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowe
 # --- Eigh ---------------------------------------------------------------------------------------
 
 @evaluator("Eigh")
-def eigh(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eigh(ctx: EvaluatorContext, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """LAPACK's eigenvectors, each scaled so that its first non-negligible component is real and
     positive (the reference's choice; eigenvalues ascending)."""
     h, bad = finite_part(hermitian_from_triangle(widen(a), ctx.attr("lower")))
@@ -432,7 +432,7 @@ def eigh_holds(a: np.ndarray, lower: bool, sort: bool) -> Callable[[Sequence[np.
 # --- SVD ----------------------------------------------------------------------------------------
 
 @evaluator("SVD")
-def svd(ctx: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def svd(ctx: EvaluatorContext, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LAPACK's SVD (d descending), then the reference's choice: each column of U scaled so that its
     first non-negligible component is real and positive, the matching column of V by the same unit
     number (for a non-zero singular value), the other columns of V on their own."""
@@ -501,7 +501,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @evaluator("LU")
-def lu(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lu(ctx: EvaluatorContext, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     packed, pivots, perm = lu_factor(operand)
     with np.errstate(all="ignore"):
         return packed.astype(ctx.shape.tuple_shapes()[0].numpy_dtype()), pivots, perm
@@ -581,13 +581,13 @@ def non_finite_input(a: np.ndarray, matrix_outputs: Sequence[bool], outcome: Any
 
 
 @implementation_defined("QR")
-def qr_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
+def qr_outcomes(ctx: EvaluatorContext, operand: np.ndarray) -> dict[str, Allowed]:
     return {"factors": Allowed(np.True_, {"any_factors": Holds(qr_holds(operand))}),
             "non_finite_input": non_finite_input(widen(operand), (True, True), (any_value, zero_below_diagonal))}
 
 
 @implementation_defined("Eigh")
-def eigh_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
+def eigh_outcomes(ctx: EvaluatorContext, a: np.ndarray) -> dict[str, Allowed]:
     holds = eigh_holds(a, ctx.attr("lower"), ctx.attr("sort_eigenvalues"))
     return {"factors": Allowed(np.True_, {"any_factors": Holds(holds)}),
             "non_finite_input": non_finite_input(hermitian_from_triangle(widen(a), ctx.attr("lower")), (True, False),
@@ -595,13 +595,13 @@ def eigh_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
 
 
 @implementation_defined("SVD")
-def svd_outcomes(ctx: Any, a: np.ndarray) -> dict[str, Allowed]:
+def svd_outcomes(ctx: EvaluatorContext, a: np.ndarray) -> dict[str, Allowed]:
     return {"factors": Allowed(np.True_, {"any_factors": Holds(svd_holds(a))}),
             "non_finite_input": non_finite_input(widen(a), (True, False, True), any_value)}
 
 
 @implementation_defined("LU")
-def lu_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
+def lu_outcomes(ctx: EvaluatorContext, operand: np.ndarray) -> dict[str, Allowed]:
     return {"pivoting": Allowed(np.True_, {"any_pivoting": Holds(lu_holds(operand))}),
             "non_finite_input": non_finite_input(widen(operand), (True, False, False),
                                                  Holds(lu_pivoting_holds(operand.shape[-2])))}

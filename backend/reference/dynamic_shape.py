@@ -35,7 +35,7 @@ import numpy as np
 
 from backend.errors import RuntimeSizeError
 from backend.hlo.shape import Shape
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_value
 
 #: Ops, besides the element-wise category's, whose evaluators take runtime-sized operands.
@@ -66,7 +66,7 @@ def unsupported_reason(opcode: str, operand_shapes: list[Shape], shape: Shape) -
             f"dimensions ({dynamic}); it would size its result by the bounds, not the runtime sizes")
 
 
-def align_runtime_sizes(ctx: Any, operands: list[Any]) -> list[Any]:
+def align_runtime_sizes(ctx: EvaluatorContext, operands: list[Any]) -> list[Any]:
     """Element-wise ops: cut operands to the runtime size of each dynamic result dimension."""
     result = ctx.shape
     if (not result.is_array() or result.is_static() or ctx.inst.opcode in _RESHAPING_ELEMENTWISE
@@ -89,7 +89,7 @@ def align_runtime_sizes(ctx: Any, operands: list[Any]) -> list[Any]:
     return out
 
 
-def check_runtime_value(ctx: Any, value: Any, shape: Shape | None = None) -> None:
+def check_runtime_value(ctx: EvaluatorContext, value: Any, shape: Shape | None = None) -> None:
     """Fail loudly where an evaluator's value does not fit its static shape (a bug of ours)."""
     from backend.errors import OpError
     from backend.hlo.shape import runtime_size_mismatch
@@ -126,7 +126,7 @@ def _padding_outcomes(x: np.ndarray, dim: int, size: int) -> dict[str, Allowed]:
     return {"padding_contents": Allowed(np.broadcast_to(index >= x.shape[dim], shape), {"any_value": any_value})}
 
 
-def _runtime_size(ctx: Any, value: Any, bound: int, arg: str) -> int:
+def _runtime_size(ctx: EvaluatorContext, value: Any, bound: int, arg: str) -> int:
     size = int(np.asarray(value))
     if not 0 <= size <= bound:
         raise RuntimeSizeError(ctx.inst.opcode, f"runtime size {size} is outside [0, {bound}]", arg,
@@ -135,36 +135,36 @@ def _runtime_size(ctx: Any, value: Any, bound: int, arg: str) -> int:
 
 
 @evaluator("GetDimensionSize")
-def get_dimension_size(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def get_dimension_size(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     return np.asarray(operand.shape[ctx.attr("dimension")], np.int32)
 
 
 @evaluator("SetDimensionSize")
-def set_dimension_size(ctx: Any, operand: np.ndarray, val: np.ndarray) -> np.ndarray:
+def set_dimension_size(ctx: EvaluatorContext, operand: np.ndarray, val: np.ndarray) -> np.ndarray:
     dim = ctx.attr("dimension")
     return _resize(operand, dim, _runtime_size(ctx, val, ctx.shape.dimensions()[dim], "val"))
 
 
 @implementation_defined("SetDimensionSize")
-def set_dimension_size_outcomes(ctx: Any, operand: np.ndarray, val: np.ndarray) -> dict[str, Allowed]:
+def set_dimension_size_outcomes(ctx: EvaluatorContext, operand: np.ndarray, val: np.ndarray) -> dict[str, Allowed]:
     dim = ctx.attr("dimension")
     return _padding_outcomes(operand, dim, _runtime_size(ctx, val, ctx.shape.dimensions()[dim], "val"))
 
 
 @evaluator("RemoveDynamicDimension")
-def remove_dynamic_dimension(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def remove_dynamic_dimension(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     dim = ctx.attr("dimension")
     return _resize(operand, dim, ctx.shape.dimensions()[dim])
 
 
 @implementation_defined("RemoveDynamicDimension")
-def remove_dynamic_dimension_outcomes(ctx: Any, operand: np.ndarray) -> dict[str, Allowed]:
+def remove_dynamic_dimension_outcomes(ctx: EvaluatorContext, operand: np.ndarray) -> dict[str, Allowed]:
     dim = ctx.attr("dimension")
     return _padding_outcomes(operand, dim, ctx.shape.dimensions()[dim])
 
 
 @evaluator("DynamicReshape")
-def dynamic_reshape(ctx: Any, operand: np.ndarray, dim_sizes: list[np.ndarray]) -> np.ndarray:
+def dynamic_reshape(ctx: EvaluatorContext, operand: np.ndarray, dim_sizes: list[np.ndarray]) -> np.ndarray:
     """The operand's runtime elements in row-major order, reshaped to the runtime sizes: a dynamic
     dimension takes its ``dim_sizes`` value, a static one its bound (its ``dim_sizes`` value is not read)."""
     sizes = [_runtime_size(ctx, v, bound, f"dim_sizes[{i}]") if dynamic else bound

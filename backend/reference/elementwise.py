@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from backend.hlo import etypes
+from backend.reference import EvaluatorContext
 
 
 def widen(x: np.ndarray) -> np.ndarray:
@@ -29,7 +30,7 @@ def widen(x: np.ndarray) -> np.ndarray:
     return x.astype(np.bool_)
 
 
-def in_wide_precision(fn: Callable[..., Any], ctx: Any, *xs: np.ndarray) -> np.ndarray:
+def in_wide_precision(fn: Callable[..., Any], ctx: EvaluatorContext, *xs: np.ndarray) -> np.ndarray:
     """Apply ``fn`` with floats widened to f64 / c128, then round to the result type."""
     out_dtype = ctx.shape.numpy_dtype()
     wide = [x.astype(np.complex128) if etypes.is_complex(etypes.dtype_to_etype(x.dtype))
@@ -41,13 +42,13 @@ def in_wide_precision(fn: Callable[..., Any], ctx: Any, *xs: np.ndarray) -> np.n
         return out.astype(out_dtype)
 
 
-def exact(fn: Callable[..., Any], ctx: Any, *xs: np.ndarray) -> np.ndarray:
+def exact(fn: Callable[..., Any], ctx: EvaluatorContext, *xs: np.ndarray) -> np.ndarray:
     """Apply ``fn`` in the operands' own type (integers wrap as two's complement)."""
     with np.errstate(all="ignore"):
         return np.asarray(fn(*xs)).astype(ctx.shape.numpy_dtype())
 
 
-def by_kind(ctx: Any, x: np.ndarray, fn: Callable[..., Any], *rest: np.ndarray) -> np.ndarray:
+def by_kind(ctx: EvaluatorContext, x: np.ndarray, fn: Callable[..., Any], *rest: np.ndarray) -> np.ndarray:
     """Floats and complex widened; integers exact."""
     et = etypes.dtype_to_etype(x.dtype)
     if etypes.is_float(et) or etypes.is_complex(et):

@@ -3,16 +3,14 @@ to the result type (IFFT and IRFFT divide by the product of fft_length, as numpy
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from backend.hlo.attribute_types import FftType
-from backend.reference import evaluator
+from backend.reference import EvaluatorContext, evaluator
 
 
 @evaluator("Fft")
-def fft(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def fft(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     fft_type: FftType = ctx.attr("fft_type")
     lengths = tuple(ctx.attr("fft_length"))
     out_dtype = ctx.shape.numpy_dtype()

@@ -16,13 +16,13 @@ import numpy as np
 
 from backend.errors import UnsupportedError
 from backend.hlo import etypes
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Holds, none_of
 from backend.rules.higher_order import sort_dimension
 
 
 @evaluator("Map")
-def map_(ctx: Any, operands: list[np.ndarray], static_operands: list[np.ndarray]) -> np.ndarray:
+def map_(ctx: EvaluatorContext, operands: list[np.ndarray], static_operands: list[np.ndarray]) -> np.ndarray:
     comp = ctx.attr("computation")
     out = np.empty(ctx.shape.dimensions(), dtype=etypes.etype_to_dtype(ctx.shape.element_type()))
     for index in np.ndindex(*out.shape):
@@ -31,7 +31,7 @@ def map_(ctx: Any, operands: list[np.ndarray], static_operands: list[np.ndarray]
 
 
 @evaluator("Scan")
-def scan(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+def scan(ctx: EvaluatorContext, inputs: list[np.ndarray], inits: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     comp = ctx.attr("to_apply")
     d = ctx.attr("scan_dimension")
     size = inputs[0].shape[d]
@@ -69,7 +69,7 @@ def _scan_folds(comp: Any, m: int, k: int, n: int) -> list[tuple[str, bool]] | N
 
 
 @implementation_defined("Scan")
-def scan_outcomes(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -> dict[str, Allowed]:
+def scan_outcomes(ctx: EvaluatorContext, inputs: list[np.ndarray], inits: list[np.ndarray]) -> dict[str, Allowed]:
     """``reassociation``: with is_associative true and ``to_apply`` a running Add or Mul of a real float type
     (see :func:`_scan_folds`), every output and final carry of such a fold, any association of the values it
     combines (the init and the inputs visited so far) within Higham's bound of recursive summation
@@ -118,7 +118,7 @@ def scan_outcomes(ctx: Any, inputs: list[np.ndarray], inits: list[np.ndarray]) -
     return {"reassociation": Allowed(tuple(masks), {"any_association": tuple(outcomes)})}
 
 
-def _less_matrix(ctx: Any, rows: list[np.ndarray]) -> np.ndarray:
+def _less_matrix(ctx: EvaluatorContext, rows: list[np.ndarray]) -> np.ndarray:
     """``less[r, i, j] = comparator(row r's element i, row r's element j)`` (operands moved to [R, n])."""
     comp = ctx.attr("comparator")
     r, n = rows[0].shape
@@ -144,7 +144,7 @@ def as_rows(operands: list[np.ndarray], d: int) -> list[np.ndarray]:
     return [x.reshape(int(np.prod(x.shape[:-1], dtype=np.int64)), n) for x in moved]
 
 
-def sort_order(ctx: Any, operands: list[np.ndarray], dimension: int | None = None
+def sort_order(ctx: EvaluatorContext, operands: list[np.ndarray], dimension: int | None = None
                ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """The permutation sorting each row (``order[r, q]`` is the input position of sorted position q),
     the comparator matrix, and the operands moved to [rows, n]; along ``dimension`` (default: the
@@ -164,7 +164,7 @@ def sort_order(ctx: Any, operands: list[np.ndarray], dimension: int | None = Non
 
 
 @evaluator("Sort")
-def sort(ctx: Any, operands: list[np.ndarray]) -> Any:
+def sort(ctx: EvaluatorContext, operands: list[np.ndarray]) -> Any:
     order, _, rows = sort_order(ctx, operands)
     d = sort_dimension(ctx.attr("dimension"), operands[0].ndim)
     out = []
@@ -181,7 +181,7 @@ def _row_tuples(rows: list[np.ndarray], r: int, positions: Any = slice(None)) ->
 
 
 @implementation_defined("Sort")
-def sort_outcomes(ctx: Any, operands: list[np.ndarray]) -> dict[str, Allowed]:
+def sort_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray]) -> dict[str, Allowed]:
     """``unstable_ties``: an unstable sort may order the elements the comparator finds equal in any
     way: the sorted positions holding such runs, where each run must hold the reference's N-tuples
     (one permutation of the run for every operand together).
@@ -254,7 +254,7 @@ def total_order_key(x: np.ndarray) -> np.ndarray:
 
 
 @evaluator("TopK")
-def top_k(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def top_k(ctx: EvaluatorContext, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     k = ctx.attr("k")
     key = total_order_key(operand)
     if key.dtype == np.uint64:  # unsigned: rank by value through a signed view that keeps the order
@@ -268,7 +268,7 @@ def top_k(ctx: Any, operand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # --- ApproxTopK ------------------------------------------------------------------------------------
 
-def _approx_top_k_parts(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+def _approx_top_k_parts(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]
                         ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, list[np.ndarray], int]:
     """(result, order, less, rows, d): the exact result (the stable sort along reduction_dim, sliced to
     the result size), the sort's permutation per row, and the comparator on every pair of a row
@@ -288,12 +288,12 @@ def _approx_top_k_parts(ctx: Any, operands: list[np.ndarray], init_values: list[
 
 
 @evaluator("ApproxTopK")
-def approx_top_k(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+def approx_top_k(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     return tuple(_approx_top_k_parts(ctx, operands, init_values)[0])
 
 
 @evaluator("ApproxTopKFallback")
-def approx_top_k_fallback(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+def approx_top_k_fallback(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]
                           ) -> tuple[np.ndarray, ...]:
     return tuple(_approx_top_k_parts(ctx, operands, init_values)[0])
 
@@ -338,7 +338,7 @@ def _row_verdicts(outputs: Any, rows: list[np.ndarray], d: int, judge: Callable[
 
 
 @implementation_defined("ApproxTopK")
-def approx_top_k_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def approx_top_k_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
     """``approximation``: slots are distinct positions of the row (or the init values), in the
     comparator's order with aggregate_to_topk, and the row's first element is among them."""
     _, _, less, rows, d = _approx_top_k_parts(ctx, operands, init_values)
@@ -355,7 +355,7 @@ def approx_top_k_outcomes(ctx: Any, operands: list[np.ndarray], init_values: lis
 
 
 @implementation_defined("ApproxTopKFallback")
-def approx_top_k_fallback_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]
+def approx_top_k_fallback_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]
                                    ) -> dict[str, Allowed]:
     """``tie_order``: slots are distinct positions of the row, each equivalent under the comparator to
     the reference's element of the slot."""

@@ -16,7 +16,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.attribute_types import GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.hlo.reducers import binary_reducer_name
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, none_of
 from backend.reference.reduction import reassociation_allowed
 from backend.rules.indexing import returns_second_parameter, scatter_window_operand_dims
@@ -46,7 +46,7 @@ def _full_start(rank: int, index_map: Sequence[int], vector: Sequence[int],
     return start
 
 
-def _gather_starts(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> Iterator[tuple[tuple[int, ...], list[int]]]:
+def _gather_starts(ctx: EvaluatorContext, operand: np.ndarray, start_indices: np.ndarray) -> Iterator[tuple[tuple[int, ...], list[int]]]:
     """(output index, operand index) pairs, start indices clamped so each slice is inside the operand."""
     dn: GatherDimensionNumbers = ctx.attr(DN)
     sizes = ctx.attr("slice_sizes")
@@ -68,7 +68,7 @@ def _gather_starts(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> 
 
 
 @evaluator("Gather")
-def gather(ctx: Any, operand: np.ndarray, start_indices: np.ndarray) -> np.ndarray:
+def gather(ctx: EvaluatorContext, operand: np.ndarray, start_indices: np.ndarray) -> np.ndarray:
     out = np.empty(ctx.shape.dimensions(), operand.dtype)
     for out_index, operand_index in _gather_starts(ctx, operand, start_indices):
         out[out_index] = operand[tuple(operand_index)]
@@ -98,13 +98,13 @@ def _scatter_targets(dn: ScatterDimensionNumbers, operand_dims: tuple[int, ...],
 
 
 @evaluator("Scatter")
-def scatter(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
+def scatter(ctx: EvaluatorContext, operands: list[np.ndarray], scatter_indices: np.ndarray,
             updates: list[np.ndarray]) -> Any:
     pairs = _scatter_targets(ctx.attr(DN), operands[0].shape, scatter_indices, updates[0].shape)
     return _apply_updates(ctx, operands, updates, pairs)
 
 
-def _apply_updates(ctx: Any, operands: list[np.ndarray], updates: list[np.ndarray],
+def _apply_updates(ctx: EvaluatorContext, operands: list[np.ndarray], updates: list[np.ndarray],
                    pairs: Iterable[tuple[tuple[int, ...], tuple[int, ...]]]) -> Any:
     """Apply the updates at the (update index, operand index) ``pairs``, in their order."""
     comp = ctx.attr("update_computation")
@@ -145,7 +145,7 @@ def _one_of(candidates: dict[tuple[int, ...], list[Any]]) -> Any:
 
 
 @implementation_defined("Scatter")
-def scatter_outcomes(ctx: Any, operands: list[np.ndarray], scatter_indices: np.ndarray,
+def scatter_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], scatter_indices: np.ndarray,
                      updates: list[np.ndarray]) -> dict[str, Allowed]:
     """Several updates reaching one element, with a combiner whose result depends on their order: the
     document leaves the order unspecified. Replace keeps any one of them; other combiners may apply

@@ -12,58 +12,59 @@ from typing import Any
 import numpy as np
 
 from backend.hlo.shape import bitcast_source_positions
-from backend.reference import EVALUATORS, evaluator, implementation_defined
+from backend.reference import EVALUATORS, EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within, any_value
 from backend.reference.control_flow import callee_outcomes
 from backend.runtime.collective_view import collective_result
+from backend.runtime.context import ContextView
 
 #: the context a Start gives (XLA's runtime keeps its own handle there; the program never reads it)
 CONTEXT = np.uint32(0)
 
 
 @evaluator("Copy", "Domain", "AsyncUpdate")
-def identity(ctx: Any, operand: Any) -> Any:
+def identity(ctx: EvaluatorContext, operand: Any) -> Any:
     return operand
 
 
 @evaluator("AddDependency")
-def add_dependency(ctx: Any, operand: Any, token: Any) -> Any:
+def add_dependency(ctx: EvaluatorContext, operand: Any, token: Any) -> Any:
     return operand
 
 
 @evaluator("Bitcast")
-def bitcast(ctx: Any, operand: Any) -> np.ndarray:
+def bitcast(ctx: EvaluatorContext, operand: Any) -> np.ndarray:
     positions = bitcast_source_positions(ctx.operand_shapes[0], ctx.shape)
     padding = np.asarray([ctx.operand_shapes[0].layout().padding_value], dtype=operand.dtype)
     return np.concatenate([np.asarray(operand).reshape(-1), padding])[positions]
 
 
 @evaluator("CopyStart")
-def copy_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def copy_start(ctx: EvaluatorContext, operand: Any) -> tuple[Any, ...]:
     return np.array(operand, copy=True), operand, CONTEXT
 
 
 @evaluator("CopyDone")
-def copy_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def copy_done(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
     return operand[0]
 
 
 @evaluator("AsyncDone")
-def async_done(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def async_done(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
     return operand[1]
 
 
 @evaluator("Fusion")
-def fusion(ctx: Any, operands: list[Any]) -> Any:
+def fusion(ctx: EvaluatorContext, operands: list[Any]) -> Any:
     return ctx.tail_call(ctx.attr("fused_computation"), operands)
 
 
 @evaluator("AsyncStart")
-def async_start(ctx: Any, operands: list[Any]) -> tuple[Any, ...]:
+def async_start(ctx: EvaluatorContext, operands: list[Any]) -> tuple[Any, ...]:
     return tuple(operands), ctx.call(ctx.attr("computation"), operands), CONTEXT
 
 
-def _context_outcomes(ctx: Any, count: int = 1) -> dict[str, Allowed]:
+def _context_outcomes(ctx: EvaluatorContext, count: int = 1) -> dict[str, Allowed]:
     """``context``: the result's last ``count`` arrays (a Start's u32[] contexts) are the runtime's handles: any
     u32 value. One mask per array of the result, nested tuples flattened depth-first."""
     leaves = ctx.shape.leaf_shapes()
@@ -72,32 +73,22 @@ def _context_outcomes(ctx: Any, count: int = 1) -> dict[str, Allowed]:
 
 
 @implementation_defined("CopyStart")
-def copy_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+def copy_start_outcomes(ctx: EvaluatorContext, operand: Any) -> dict[str, Allowed]:
     return _context_outcomes(ctx)
 
 
 @implementation_defined("AsyncStart")
-def async_start_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+def async_start_outcomes(ctx: EvaluatorContext, operands: list[Any]) -> dict[str, Allowed]:
     """``context`` as CopyStart's; ``callee`` as Call's, in the wrapped computation's result (an array result:
     the leaf after the operands' leaves)."""
     table = _context_outcomes(ctx)
     state = ctx.shape.tuple_shapes()
     if state[1].is_array():
-        result_ctx = _ResultView(ctx, state[1])
+        result_ctx = ContextView(ctx, shape=state[1])  # the op computing only the wrapped computation's result
         callee = callee_outcomes(result_ctx, ctx.attr("computation"), operands).get("callee")
         if callee is not None:
             table["callee"] = _at_leaf(callee, len(state[0].leaf_shapes()), ctx.shape.leaf_shapes())
     return table
-
-
-class _ResultView:
-    """``ctx`` seen as the op computing only the wrapped computation's result (of ``shape``)."""
-
-    def __init__(self, ctx: Any, shape: Any) -> None:
-        self._ctx, self.shape = ctx, shape
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ctx, name)
 
 
 def _never(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -120,37 +111,37 @@ def _at_leaf(allowed: Allowed, leaf: int, leaves: list[Any]) -> Allowed:
 
 
 @implementation_defined("Fusion")
-def fusion_outcomes(ctx: Any, operands: list[Any]) -> dict[str, Allowed]:
+def fusion_outcomes(ctx: EvaluatorContext, operands: list[Any]) -> dict[str, Allowed]:
     """``callee``: as Call's (the fused computation's root op's outcomes)."""
     return callee_outcomes(ctx, ctx.attr("fused_computation"), operands)
 
 
 # -- the collective Start/Done pairs: the collective's own evaluator, in the Start's tuple ----------------
 @evaluator("AllReduceStart")
-def all_reduce_start(ctx: Any, operand: Any) -> Any:
+def all_reduce_start(ctx: EvaluatorContext, operand: Any) -> Any:
     return collective_result(EVALUATORS, ctx, operand)
 
 
 @evaluator("AllGatherStart")
-def all_gather_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def all_gather_start(ctx: EvaluatorContext, operand: Any) -> tuple[Any, ...]:
     return operand, collective_result(EVALUATORS, ctx, operand)
 
 
 @evaluator("CollectivePermuteStart")
-def collective_permute_start(ctx: Any, operand: Any) -> tuple[Any, ...]:
+def collective_permute_start(ctx: EvaluatorContext, operand: Any) -> tuple[Any, ...]:
     return operand, collective_result(EVALUATORS, ctx, operand), CONTEXT, CONTEXT
 
 
 @implementation_defined("CollectivePermuteStart")
-def collective_permute_start_outcomes(ctx: Any, operand: Any) -> dict[str, Allowed]:
+def collective_permute_start_outcomes(ctx: EvaluatorContext, operand: Any) -> dict[str, Allowed]:
     return _context_outcomes(ctx, count=2)
 
 
 @evaluator("AllReduceDone")
-def all_reduce_done(ctx: Any, operand: Any) -> Any:
+def all_reduce_done(ctx: EvaluatorContext, operand: Any) -> Any:
     return operand
 
 
 @evaluator("AllGatherDone", "CollectivePermuteDone")
-def received(ctx: Any, operand: tuple[Any, ...]) -> Any:
+def received(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
     return operand[1]

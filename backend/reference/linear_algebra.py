@@ -10,7 +10,7 @@ import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.attribute_types import DotDimensionNumbers
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flushed, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen
 from backend.rules.linear_algebra import dot_dimension_numbers
@@ -36,12 +36,12 @@ def dot_general_einsum(lhs: np.ndarray, rhs: np.ndarray, dn: DotDimensionNumbers
 
 
 @evaluator("DotGeneral")
-def dot_general(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def dot_general(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return dot_general_einsum(lhs, rhs, ctx.attr("dimension_numbers"), ctx.shape.numpy_dtype())
 
 
 @evaluator("Dot")
-def dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def dot(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return dot_general_einsum(lhs, rhs, dot_dimension_numbers(lhs.ndim), ctx.shape.numpy_dtype())
 
 
@@ -67,7 +67,7 @@ def is_inexact(dtype: np.dtype) -> bool:
 
 
 @implementation_defined("Dot", "DotGeneral")
-def dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
+def dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> dict[str, Allowed]:
     """``accumulation_overflow``: float results where a product or a partial sum can leave the
     result type's range although the exact sum may not (XLA accumulates in the result type);
     ``subnormals``: results where a subnormal operand element (XLA on CPU flushes it to 0) meets an

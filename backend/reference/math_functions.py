@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 import scipy.special
 
-from backend.reference import binary, evaluator, implementation_defined
+from backend.reference import EvaluatorContext, binary, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, negative_zero, no_nan_encoding
 from backend.reference.elementwise import in_wide_precision
 from backend.reference.unary import float_outcomes
@@ -37,7 +37,7 @@ _TRANSCENDENTAL: dict[str, Callable[[Array], Array]] = {
 
 
 def _wide_evaluator(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Array]:
-    def ev(ctx: Any, operand: Array) -> Array:
+    def ev(ctx: EvaluatorContext, operand: Array) -> Array:
         return in_wide_precision(fn, ctx, operand)
     return ev
 
@@ -96,7 +96,7 @@ def _outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array],
     common = float_outcomes(name, fn)
     ev = _wide_evaluator(fn)
 
-    def outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    def outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
         out = common(ctx, operand)
         result = ev(ctx, operand)
         near = _near_subnormal(operand, result)
@@ -123,12 +123,12 @@ for _name, _fn in _TRANSCENDENTAL.items():
 
 # -- Square = x * x, Reciprocal = 1 / x -----------------------------------------------------------
 @evaluator("Square")
-def square(ctx: Any, operand: Array) -> Array:
+def square(ctx: EvaluatorContext, operand: Array) -> Array:
     return binary.mul(ctx, operand, operand)
 
 
 @implementation_defined("Square")
-def square_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+def square_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
     return binary.mul_outcomes(ctx, operand, operand)
 
 
@@ -137,12 +137,12 @@ def _one_like(operand: Array) -> Array:
 
 
 @evaluator("Reciprocal")
-def reciprocal(ctx: Any, operand: Array) -> Array:
+def reciprocal(ctx: EvaluatorContext, operand: Array) -> Array:
     return binary.div(ctx, _one_like(operand), operand)
 
 
 @implementation_defined("Reciprocal")
-def reciprocal_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+def reciprocal_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
     """Div's outcomes for 1 / x; no broadcast divisor (1 * round(1 / y) is round(1 / y)), and no NaN to
     encode in f4e2m1fn (1 / x is NaN only for a NaN x, which f4e2m1fn cannot hold)."""
     table = binary.div_outcomes(ctx, _one_like(operand), operand)
@@ -153,7 +153,7 @@ def reciprocal_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
 
 # -- Conj ----------------------------------------------------------------------------------------
 @evaluator("Conj")
-def conj(ctx: Any, operand: Array) -> Array:
+def conj(ctx: EvaluatorContext, operand: Array) -> Array:
     """x - i y; a real x is the complex x - 0i (XLA builds Conj as Complex(Real(x), Neg(Imag(x))))."""
     out = np.empty(operand.shape, ctx.shape.numpy_dtype())
     out.real = np.real(operand)
@@ -188,7 +188,7 @@ def _smallest_positive(dtype: np.dtype) -> float:
 
 
 @evaluator("NextAfter")
-def next_after(ctx: Any, from_: Array, to: Array) -> Array:
+def next_after(ctx: EvaluatorContext, from_: Array, to: Array) -> Array:
     """C's nextafter: ``to`` where from == to (so +-0 toward -+0 gives ``to``), NaN if either is NaN,
     the smallest subnormal signed like ``to`` from a zero, else the next value toward ``to``."""
     with np.errstate(all="ignore"):  # stepping the largest finite value toward inf overflows by design

@@ -29,7 +29,7 @@ import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.attribute_types import RandomAlgorithm
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Predicate, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -165,14 +165,14 @@ def bit_generator(algorithm: RandomAlgorithm, state: np.ndarray, dims: tuple[int
 
 
 @evaluator("RngBitGenerator")
-def rng_bit_generator(ctx: Any, initial_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rng_bit_generator(ctx: EvaluatorContext, initial_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     out = ctx.shape.tuple_shapes()[1]
     return bit_generator(ctx.attr("algorithm"), initial_state, out.dimensions(),
                          etypes.bit_width(out.element_type()))
 
 
 @implementation_defined("RngBitGenerator")
-def rng_bit_generator_outcomes(ctx: Any, initial_state: np.ndarray) -> dict[str, Any]:
+def rng_bit_generator_outcomes(ctx: EvaluatorContext, initial_state: np.ndarray) -> dict[str, Any]:
     """RNG_DEFAULT: the backend picks its algorithm (every element, state and bits)."""
     default = ctx.attr("algorithm") == RandomAlgorithm.RNG_DEFAULT
     if not default:
@@ -185,7 +185,7 @@ def rng_bit_generator_outcomes(ctx: Any, initial_state: np.ndarray) -> dict[str,
     return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
 
 
-def _generator(ctx: Any, *params: np.ndarray) -> np.random.Generator:
+def _generator(ctx: EvaluatorContext, *params: np.ndarray) -> np.random.Generator:
     """A generator seeded by the instruction's result shape and parameter values (reproducible)."""
     key = str(ctx.shape) + "".join(p.tobytes().hex() for p in params)
     return np.random.default_rng(zlib.crc32(key.encode()))
@@ -205,19 +205,19 @@ def uniform_values(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, dims:
 
 
 @evaluator("RngUniform")
-def rng_uniform(ctx: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def rng_uniform(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return uniform_values(_generator(ctx, a, b), a, b, ctx.shape.dimensions())
 
 
 @evaluator("RngNormal")
-def rng_normal(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def rng_normal(ctx: EvaluatorContext, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     draws = _generator(ctx, mu, sigma).standard_normal(ctx.shape.dimensions())
     with np.errstate(over="ignore", invalid="ignore"):
         return (float(mu) + float(sigma) * draws).astype(mu.dtype)
 
 
 @implementation_defined("RngUniform")
-def rng_uniform_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
+def rng_uniform_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
     """Every element's value is the implementation's draw: in [a, b) when a < b (or b itself, rounded
     up to it), anything otherwise."""
     def in_range(closed: bool) -> Predicate:
@@ -231,7 +231,7 @@ def rng_uniform_outcomes(ctx: Any, a: np.ndarray, b: np.ndarray) -> dict[str, Al
 
 
 @implementation_defined("RngNormal")
-def rng_normal_outcomes(ctx: Any, mu: np.ndarray, sigma: np.ndarray) -> dict[str, Allowed]:
+def rng_normal_outcomes(ctx: EvaluatorContext, mu: np.ndarray, sigma: np.ndarray) -> dict[str, Allowed]:
     """Every element's value is the implementation's draw: finite for finite mu and sigma (an infinity
     where the reference's own draw overflowed the type), anything otherwise."""
     finite_params = bool(np.isfinite(mu.astype(np.float64)) and np.isfinite(sigma.astype(np.float64)))

@@ -19,7 +19,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.graph import XlaComputation
 from backend.hlo.reducers import binary_reducer_name
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed
 from backend.reference.elementwise import widen
 from backend.rules.reduction import Window, window_of
@@ -34,7 +34,7 @@ def _wide_dtype(dtype: np.dtype) -> np.dtype | None:
     return np.dtype(np.float64) if etypes.is_float(et) else None
 
 
-def _combiner(ctx: Any, comp: XlaComputation, dtypes: Sequence[np.dtype]) -> tuple[Combine, list[np.dtype]]:
+def _combiner(ctx: EvaluatorContext, comp: XlaComputation, dtypes: Sequence[np.dtype]) -> tuple[Combine, list[np.dtype]]:
     """The fold step ``accs, xs -> accs`` and the dtypes the accumulators are kept in."""
     wide = _wide_dtype(dtypes[0]) if len(dtypes) == 1 else None
     if wide is not None and binary_reducer_name(comp) == "add":
@@ -58,7 +58,7 @@ def _initial(inits: Sequence[np.ndarray], acc_dtypes: Sequence[np.dtype], dims: 
 
 
 @evaluator("Reduce")
-def reduce(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
+def reduce(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
     reduced = sorted(ctx.attr("dimensions_to_reduce"))
     if not reduced:  # XLA: reducing no dimension returns the operands, the init value never combined
         return operands[0].copy() if len(operands) == 1 else tuple(x.copy() for x in operands)
@@ -101,11 +101,11 @@ def tap_positions(window: Window, base: Sequence[int], out_dims: Sequence[int],
 
 
 @evaluator("ReduceWindow")
-def reduce_window(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
+def reduce_window(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> Any:
     return _fold_windows(ctx, operands, init_values)[1]
 
 
-def _fold_windows(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
+def _fold_windows(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray],
                   pad_with_init: bool = False) -> tuple[np.ndarray, Any]:
     """Every window folded from the init value: the windows that cover a padding cell or a base-dilation hole,
     and the result. Padding cells and holes are skipped, or (``pad_with_init``) hold the init value and are
@@ -132,7 +132,7 @@ def _fold_windows(ctx: Any, operands: list[np.ndarray], init_values: list[np.nda
     return touched, _finish(accs, dtypes)
 
 
-def _any_order(ev: Callable[..., Any], ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray],
+def _any_order(ev: Callable[..., Any], ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray],
                combined: int) -> dict[str, Allowed]:
     """``reduction_order`` of a real float Add or Mul reduction of one operand, ``combined`` values per
     result at most (the init value included): any order of combination, within the classical error bound
@@ -171,7 +171,7 @@ def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int | np.ndar
 
 
 @implementation_defined("ReduceWindow")
-def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def reduce_window_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
     """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined).
     ``non_identity_init``: windows over padding or base-dilation holes may combine the init value once more
     per such cell (the documents' padding with init values read literally, the StableHLO spec)."""
@@ -182,7 +182,7 @@ def reduce_window_outcomes(ctx: Any, operands: list[np.ndarray], init_values: li
 
 
 @implementation_defined("Reduce")
-def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def reduce_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
     """``reduction_order``: see ``_any_order``. ``non_identity_init``: an Add reduction with a non-zero
     init value: the init value may be combined k times, 0 <= k <= max(1, n), with the sum of the n
     reduced elements (the reference: once; none when no dimension is reduced)."""
@@ -217,7 +217,7 @@ def reduce_outcomes(ctx: Any, operands: list[np.ndarray], init_values: list[np.n
     return {**table, "non_identity_init": Allowed(np.ones(np.shape(total), bool), {"k_times": k_times})}
 
 
-def _selected(ctx: Any, operand: np.ndarray, window: Window, out_dims: Sequence[int],
+def _selected(ctx: EvaluatorContext, operand: np.ndarray, window: Window, out_dims: Sequence[int],
               column_major: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per window: whether it holds a real element, and the flat operand index ``select`` picks
     (the first element, replaced by each later one that ``select(chosen, later)`` rejects)."""
@@ -251,7 +251,7 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
 
 
 @evaluator("SelectAndScatter")
-def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray,
+def select_and_scatter(ctx: EvaluatorContext, operand: np.ndarray, source: np.ndarray, init_value: np.ndarray,
                        column_major: bool = False) -> np.ndarray:
     window = window_of(ctx.attrs, operand.ndim)
     has, where = _selected(ctx, operand, window, source.shape, column_major)
@@ -268,7 +268,7 @@ def select_and_scatter(ctx: Any, operand: np.ndarray, source: np.ndarray, init_v
 
 
 @implementation_defined("SelectAndScatter")
-def select_and_scatter_outcomes(ctx: Any, operand: np.ndarray, source: np.ndarray,
+def select_and_scatter_outcomes(ctx: EvaluatorContext, operand: np.ndarray, source: np.ndarray,
                                 init_value: np.ndarray) -> dict[str, Allowed]:
     """With padding, XLA's CPU backend visits a window's elements in column-major order, so of several
     equal candidates it may select another one: the tied candidates of padded windows are marked, and the

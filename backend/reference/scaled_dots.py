@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, non_finite
 from backend.reference.linear_algebra import accumulation_may_overflow, dot_general_einsum, finite_magnitude
 from backend.rules.linear_algebra import free_dimensions
@@ -24,7 +22,7 @@ def expand_scale(scale: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 @evaluator("ScaledDot")
-def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
+def scaled_dot(ctx: EvaluatorContext, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
                ) -> np.ndarray:
     with np.errstate(all="ignore"):
         a = lhs.astype(np.float64) * expand_scale(lhs_scale, lhs.shape)
@@ -33,7 +31,7 @@ def scaled_dot(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray
 
 
 @implementation_defined("ScaledDot")
-def scaled_dot_outcomes(ctx: Any, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
+def scaled_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
                         ) -> dict[str, Allowed]:
     """``accumulation_overflow`` as for DotGeneral, in the type XLA dequantizes and accumulates in (f32; f64
     for an f64 result), and also where a dequantized operand element is beyond that type's range."""
@@ -83,7 +81,7 @@ def place(mask: np.ndarray, ndim: int, prefix_dims: tuple[int, ...], dim: int) -
 
 
 @evaluator("RaggedDot")
-def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, signed: bool = False
+def ragged_dot(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, signed: bool = False
                ) -> np.ndarray:
     """RaggedDot with the groups of :func:`group_bounds` (``signed``: the signed cumulative sums, where a
     row in several groups gets the sum of their products)."""
@@ -124,7 +122,7 @@ def ragged_dot(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarr
 
 
 @implementation_defined("RaggedDot")
-def ragged_dot_outcomes(ctx: Any, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
+def ragged_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
     """``group_sizes_out_of_range``: the result of every batch whose group sizes (a row of group_sizes;
     all of them for sizes of shape [g]) hold a negative size or sum beyond the ragged dimension (the
     ragged batch mode ignores the sizes); the other outcome there: the groups of the signed cumulative

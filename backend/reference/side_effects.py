@@ -12,28 +12,28 @@ from typing import Any
 import numpy as np
 
 from backend.hlo.token import TOKEN
-from backend.reference import evaluator
+from backend.reference import EvaluatorContext, evaluator
 from backend.runtime import host_io
 from backend.runtime.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
 
 
 @evaluator("CreateToken")
-def create_token(ctx: Any) -> Any:
+def create_token(ctx: EvaluatorContext) -> Any:
     return TOKEN
 
 
 @evaluator("AfterAll")
-def after_all(ctx: Any, tokens: list[Any]) -> Any:
+def after_all(ctx: EvaluatorContext, tokens: list[Any]) -> Any:
     return TOKEN
 
 
 @evaluator("Infeed")
-def infeed(ctx: Any) -> Any:
+def infeed(ctx: EvaluatorContext) -> Any:
     return read_infeed("Infeed", ctx.shape)
 
 
 @evaluator("InfeedWithToken")
-def infeed_with_token(ctx: Any, token: Any) -> Any:
+def infeed_with_token(ctx: EvaluatorContext, token: Any) -> Any:
     return read_infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), TOKEN
 
 
@@ -42,25 +42,25 @@ def _copy(value: Any) -> Any:
 
 
 @evaluator("Outfeed")
-def outfeed(ctx: Any, operand: Any) -> Any:
+def outfeed(ctx: EvaluatorContext, operand: Any) -> Any:
     host_io.current_io().outfeed.append(_copy(operand))
     return TOKEN
 
 
 @evaluator("OutfeedWithToken")
 @evaluator("SendToHost")
-def outfeed_after_token(ctx: Any, operand: Any, token: Any) -> Any:
+def outfeed_after_token(ctx: EvaluatorContext, operand: Any, token: Any) -> Any:
     """OutfeedWithToken and SendToHost (a host channel, written through the outfeed): Outfeed ordered by the token."""
     return outfeed(ctx, operand)
 
 
 @evaluator("RecvFromHost")
-def recv_from_host(ctx: Any, token: Any) -> Any:
+def recv_from_host(ctx: EvaluatorContext, token: Any) -> Any:
     return read_infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), TOKEN
 
 
 @evaluator(*CUSTOM_CALLS)
-def custom_call(ctx: Any, operands: list[Any]) -> Any:
+def custom_call(ctx: EvaluatorContext, operands: list[Any]) -> Any:
     target = target_of(ctx)
     result = target.call(ctx.backend, operands, ctx.attr("opaque"), called_computation(ctx))
     return host_io.conform(ctx.inst.opcode, f"the result of custom-call target '{target.name}'", ctx.shape, result)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from backend.reference import evaluator
+from backend.reference import EvaluatorContext, evaluator
 from backend.rules.slicing import slice_in_dim_bounds
 
 
@@ -33,27 +33,27 @@ def _window(starts: Sequence[int], sizes: Sequence[int]) -> tuple[Any, ...]:
 
 
 @evaluator("Slice")
-def slice_op(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def slice_op(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     strides = ctx.attr("strides") or (1,) * operand.ndim
     return _strided(operand, ctx.attr("start_indices"), ctx.attr("limit_indices"), strides)
 
 
 @evaluator("SliceInDim")
-def slice_in_dim(ctx: Any, operand: np.ndarray) -> np.ndarray:
+def slice_in_dim(ctx: EvaluatorContext, operand: np.ndarray) -> np.ndarray:
     bounds = slice_in_dim_bounds(operand.shape, ctx.attr("start_index"), ctx.attr("limit_index"), ctx.attr("stride"),
                                  ctx.attr("dimno"))
     return _strided(operand, *bounds)
 
 
 @evaluator("DynamicSlice")
-def dynamic_slice(ctx: Any, operand: np.ndarray, start_indices: Sequence[np.ndarray]) -> np.ndarray:
+def dynamic_slice(ctx: EvaluatorContext, operand: np.ndarray, start_indices: Sequence[np.ndarray]) -> np.ndarray:
     sizes = ctx.attr("slice_sizes")
     starts = clamped_starts(start_indices, operand.shape, sizes)
     return operand[_window(starts, sizes)].copy()
 
 
 @evaluator("DynamicUpdateSlice")
-def dynamic_update_slice(ctx: Any, operand: np.ndarray, update: np.ndarray,
+def dynamic_update_slice(ctx: EvaluatorContext, operand: np.ndarray, update: np.ndarray,
                          start_indices: Sequence[np.ndarray]) -> np.ndarray:
     starts = clamped_starts(start_indices, operand.shape, update.shape)
     out = operand.copy()

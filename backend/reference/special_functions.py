@@ -18,7 +18,7 @@ import numpy as np
 import scipy.special as sc
 from scipy import integrate
 
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, nan_in_a_part, negative_zero, subnormal_outcomes
 from backend.reference.elementwise import in_wide_precision
 
@@ -203,7 +203,7 @@ _FUNCTIONS: dict[str, Callable[..., Array]] = {
 
 
 def _wide_evaluator(fn: Callable[..., Array]) -> Callable[..., Array]:
-    def ev(ctx: Any, *operands: Array) -> Array:
+    def ev(ctx: EvaluatorContext, *operands: Array) -> Array:
         return in_wide_precision(fn, ctx, *operands)
     return ev
 
@@ -290,7 +290,7 @@ def _outcomes(name: str, fn: Callable[..., Array]) -> Callable[..., Outcomes]:
     """Subnormal operands or exact results (XLA on CPU flushes them), and the op's own ids."""
     ev = _wide_evaluator(fn)
 
-    def outcomes(ctx: Any, *operands: Array) -> Outcomes:
+    def outcomes(ctx: EvaluatorContext, *operands: Array) -> Outcomes:
         out = {"subnormal_flush": subnormal_outcomes(ev, ctx, *operands)}
         if name in _OUTCOMES:
             with np.errstate(all="ignore"):

@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 
 from backend.hlo import etypes
-from backend.reference import evaluator, implementation_defined
+from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import (
     Allowed,
     any_zero,
@@ -46,7 +46,7 @@ def _bits(x: Array) -> tuple[Array, int]:
     return x.astype(np.int64).astype(np.uint64) & mask, width
 
 
-def _from_bits(bits: Array, ctx: Any) -> Array:
+def _from_bits(bits: Array, ctx: EvaluatorContext) -> Array:
     """Integer bit patterns back to the result type (the cast keeps the low bits: it wraps)."""
     return np.asarray(bits, dtype=np.uint64).astype(ctx.shape.numpy_dtype())
 
@@ -67,7 +67,7 @@ def _highest_set_bit(bits: Array, width: int) -> Array:
 
 def _wide_evaluator(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Array]:
     """An evaluator applying ``fn`` in wide precision (f64 / c128), rounded once."""
-    def ev(ctx: Any, operand: Array) -> Array:
+    def ev(ctx: EvaluatorContext, operand: Array) -> Array:
         return in_wide_precision(fn, ctx, operand)
     return ev
 
@@ -163,7 +163,7 @@ for _name, _fn in {**_TRANSCENDENTAL, **_FLOAT_ONLY}.items():
 # -- implementation-defined behaviour of the float ops ---------------------------------------------
 
 
-def _no_infinity_overflow(ctx: Any, x: Array) -> Allowed:
+def _no_infinity_overflow(ctx: EvaluatorContext, x: Array) -> Allowed:
     """Where e^-x overflows an element type that has no infinity: 0 (the limit) or NaN (XLA)."""
     if np.iscomplexobj(x) or np.isinf(np.array(np.inf).astype(x.dtype).astype(np.float64)):
         mask = np.zeros(x.shape, bool)
@@ -172,7 +172,7 @@ def _no_infinity_overflow(ctx: Any, x: Array) -> Allowed:
     return Allowed(mask, {"nan": nan_of(x.shape, ctx.shape.numpy_dtype())})
 
 
-def _negative_real_axis(ctx: Any, z: Array) -> Allowed:
+def _negative_real_axis(ctx: EvaluatorContext, z: Array) -> Allowed:
     """On the negative real axis: the upper branch (XLA), or C99's branch chosen by the zero's sign."""
     mask = (z.real < 0) & (z.imag == 0) if np.iscomplexobj(z) else np.zeros(z.shape, bool)
     with np.errstate(all="ignore"):
@@ -191,7 +191,7 @@ def _below_cbrt_of_tiny(x: Array) -> Callable[[Array, Array], Array]:
     return accepts
 
 
-def _underflow_zero_sign(ctx: Any, z: Array) -> Allowed:
+def _underflow_zero_sign(ctx: EvaluatorContext, z: Array) -> Allowed:
     """Complex results with a part rounded to zero from a nonzero exact value (a finite operand with a
     nonzero imaginary part): that zero of either sign, the other part as the reference's."""
     if not np.iscomplexobj(z):
@@ -224,10 +224,10 @@ _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
 
 def float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Array], dict[str, Allowed]]:
     """Subnormals (IEEE or flushed), non-finite complex operands (C99 or the plain formulas), the op's own ids."""
-    def ev(ctx: Any, operand: Array) -> Array:
+    def ev(ctx: EvaluatorContext, operand: Array) -> Array:
         return in_wide_precision(fn, ctx, operand)
 
-    def outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+    def outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
         out = {"subnormal_flush": subnormal_outcomes(ev, ctx, operand)}
         if name == "Cbrt":
             out["subnormal_flush"].outcomes["misread"] = _below_cbrt_of_tiny(operand)
@@ -257,7 +257,7 @@ def _float_sign(x: Array) -> Array:
 
 
 @evaluator("Sign")
-def sign(ctx: Any, operand: Array) -> Array:
+def sign(ctx: EvaluatorContext, operand: Array) -> Array:
     if etypes.is_int(_kind(operand)):
         return np.sign(operand.astype(np.int64)).astype(ctx.shape.numpy_dtype())
     return in_wide_precision(_float_sign, ctx, operand)
@@ -267,14 +267,14 @@ implementation_defined("Sign")(float_outcomes("Sign", _float_sign))
 
 
 @evaluator("Neg")
-def neg(ctx: Any, operand: Array) -> Array:
+def neg(ctx: EvaluatorContext, operand: Array) -> Array:
     if etypes.is_int(_kind(operand)):
         return _from_bits(_negated_bits(operand), ctx)
     return in_wide_precision(np.negative, ctx, operand)
 
 
 @evaluator("Abs")
-def abs_(ctx: Any, operand: Array) -> Array:
+def abs_(ctx: EvaluatorContext, operand: Array) -> Array:
     if etypes.is_int(_kind(operand)):
         bits, _ = _bits(operand)
         return _from_bits(np.where(operand.astype(np.int64) < 0, _negated_bits(operand), bits), ctx)
@@ -282,7 +282,7 @@ def abs_(ctx: Any, operand: Array) -> Array:
 
 
 @implementation_defined("Abs")
-def abs_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
+def abs_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
     """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA)."""
     if not _is_complex(operand):
         return {}
@@ -292,7 +292,7 @@ def abs_outcomes(ctx: Any, operand: Array) -> dict[str, Allowed]:
 
 # -- bit operations ------------------------------------------------------------------------------
 @evaluator("Not")
-def not_(ctx: Any, operand: Array) -> Array:
+def not_(ctx: EvaluatorContext, operand: Array) -> Array:
     if operand.dtype == np.bool_:
         return np.logical_not(operand)
     bits, width = _bits(operand)
@@ -300,31 +300,31 @@ def not_(ctx: Any, operand: Array) -> Array:
 
 
 @evaluator("PopulationCount")
-def population_count(ctx: Any, operand: Array) -> Array:
+def population_count(ctx: EvaluatorContext, operand: Array) -> Array:
     bits, width = _bits(operand)
     count = sum(((bits >> np.uint64(k)) & np.uint64(1) for k in range(width)), np.zeros(bits.shape, np.uint64))
     return _from_bits(count, ctx)
 
 
 @evaluator("Clz")
-def clz(ctx: Any, operand: Array) -> Array:
+def clz(ctx: EvaluatorContext, operand: Array) -> Array:
     bits, width = _bits(operand)
     return _from_bits(np.uint64(width) - _highest_set_bit(bits, width), ctx)
 
 
 # -- classification and complex parts -------------------------------------------------------------
 @evaluator("IsFinite")
-def is_finite(ctx: Any, operand: Array) -> Array:
+def is_finite(ctx: EvaluatorContext, operand: Array) -> Array:
     return np.isfinite(operand.astype(np.float64))
 
 
 @evaluator("Real")
-def real(ctx: Any, operand: Array) -> Array:
+def real(ctx: EvaluatorContext, operand: Array) -> Array:
     return in_wide_precision(np.real, ctx, operand)
 
 
 @evaluator("Imag")
-def imag(ctx: Any, operand: Array) -> Array:
+def imag(ctx: EvaluatorContext, operand: Array) -> Array:
     if _is_complex(operand):
         return in_wide_precision(np.imag, ctx, operand)
     return np.zeros(operand.shape, ctx.shape.numpy_dtype())

@@ -7,13 +7,14 @@ Rules live in family modules of this package and register with ``@shape_rule(nam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from backend.errors import OpError
 from backend.hlo.shape import Shape
 from backend.registry import Registry
 
-SHAPE_RULES = Registry("shape rule", __name__)
+SHAPE_RULES: Registry[Callable[[OpContext], Shape]] = Registry("shape rule", __name__)
 shape_rule = SHAPE_RULES.register
 
 

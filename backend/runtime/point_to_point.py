@@ -16,6 +16,7 @@ import numpy as np
 from backend.errors import OpError, UnsupportedError
 from backend.hlo import device_groups
 from backend.hlo.token import TOKEN
+from backend.runtime.context import DeviceInfo, OpRunContext
 
 
 def _table(count: int, global_pairs: Sequence[tuple[int, int]]) -> list[int | None]:
@@ -51,13 +52,13 @@ def broadcast_sources(op: str, constraint: str, replica_groups: Sequence[Any], c
                   device_groups.source_target_pairs(op, mode, pairs, replicas, partitions, constraint=constraint))
 
 
-def permute_table(ctx: Any, constraint: str) -> list[int | None]:
+def permute_table(ctx: OpRunContext[DeviceInfo], constraint: str) -> list[int | None]:
     """The table of the running CollectivePermute / MultiCollectivePermute instruction."""
     return permute_sources(ctx.inst.opcode, constraint, ctx.attr("source_target_pairs"), ctx.attr("channel_id"),
                            ctx.devices.replicas, ctx.devices.partitions)
 
 
-def broadcast_table(ctx: Any) -> list[int | None]:
+def broadcast_table(ctx: OpRunContext[DeviceInfo]) -> list[int | None]:
     """The table of the running CollectiveBroadcast instruction."""
     return broadcast_sources(ctx.inst.opcode, "C5", ctx.attr("replica_groups"), ctx.attr("channel_id"),
                              ctx.devices.replicas, ctx.devices.partitions)
@@ -67,21 +68,21 @@ def broadcast_table(ctx: Any) -> list[int | None]:
 REQUEST_ID = np.uint32(0)
 
 
-def one_device(ctx: Any) -> None:
+def one_device(ctx: OpRunContext[DeviceInfo]) -> None:
     if ctx.devices.count > 1:
         raise UnsupportedError(ctx.backend, ctx.inst.opcode, f"Send/Recv on {ctx.devices.count} devices: the "
                                "document does not say which device's Recv a Send reaches (XLA reads it from the "
                                "frontend attribute _xla_send_recv_source_target_pairs, which the builder API lacks)")
 
 
-def post_send(ctx: Any, operand: Any) -> tuple[Any, Any, Any]:
+def post_send(ctx: OpRunContext[DeviceInfo], operand: Any) -> tuple[Any, Any, Any]:
     """Send: post ``operand`` on the channel; the context (operand, request id, token)."""
     one_device(ctx)
     ctx.channels.setdefault(ctx.attr("handle"), []).append((ctx.operand_shapes[0], operand))
     return operand, REQUEST_ID, TOKEN
 
 
-def take_received(ctx: Any, buffer: Any) -> Any:
+def take_received(ctx: OpRunContext[DeviceInfo], buffer: Any) -> Any:
     """RecvDone: the operand of the oldest Send on the Recv's channel not taken yet, else an OpError; a context
     that is not straight from a Recv (no channel_id) is a completed transfer: its buffer."""
     channel = ctx.attrs.get("channel_id")

@@ -7,6 +7,7 @@ from typing import Any
 
 from backend.errors import UnsupportedError
 from backend.runtime import host_io
+from backend.runtime.context import DeviceInfo, OpRunContext
 from backend.runtime.custom_calls import CustomCallTarget, custom_call_target, missing_target_reason
 
 CUSTOM_CALLS = ("CustomCall", "CustomCallWithLayout", "CustomCallWithAliasing", "CustomCallWithComputation")
@@ -21,7 +22,7 @@ def read_infeed(op: str, shape: Any) -> Any:
     return host_io.conform(op, f"infeed value {index}", shape, io.take(op))
 
 
-def target_of(ctx: Any) -> CustomCallTarget:
+def target_of(ctx: OpRunContext[DeviceInfo]) -> CustomCallTarget:
     """The custom-call target the instruction names, for the backend running it, or an UnsupportedError."""
     name = ctx.attr("call_target_name")
     target = custom_call_target(name, ctx.backend)
@@ -30,7 +31,7 @@ def target_of(ctx: Any) -> CustomCallTarget:
     return target
 
 
-def called_computation(ctx: Any) -> Any:
+def called_computation(ctx: OpRunContext[DeviceInfo]) -> Any:
     """A function running the op's ``computation`` attribute on this backend's values (or None)."""
     computation = ctx.attrs.get("computation")
     if computation is None:

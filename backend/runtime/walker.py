@@ -14,13 +14,12 @@ nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` pas
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.hlo.graph import Instruction, XlaComputation
 from backend.hlo.shape import Shape
-from backend.registry import Registry
 
 #: How deeply ``ctx.call`` (the recursive kind of sub-computation call) may nest.
 MAX_NESTED_CALLS = 64
@@ -39,8 +38,17 @@ class TailCall:
         self.args = args
 
 
+class FunctionTable(Protocol):
+    """The per-op functions a walker runs (a :class:`~backend.registry.Registry`, or the Pallas overlay of two)."""
+
+    def get(self, name: str) -> Callable[..., Any] | None: ...
+
+    def __contains__(self, name: str) -> bool: ...
+
+
 class EvalContext:
-    """What an evaluator or lowering sees besides its operand values."""
+    """What an evaluator or lowering sees besides its operand values: the concrete
+    :class:`~backend.runtime.context.OpRunContext`."""
 
     def __init__(self, inst: Instruction, walker: GraphWalker, arguments: Sequence[Any],
                  operand_shapes: Sequence[Shape] = ()) -> None:
@@ -100,7 +108,7 @@ class _Frame:
 
 
 class GraphWalker:
-    def __init__(self, backend: str, table: Registry, devices: Any = None) -> None:
+    def __init__(self, backend: str, table: FunctionTable, devices: Any = None) -> None:
         self.backend = backend
         self.table = table
         self.nested_calls = 0
@@ -158,6 +166,6 @@ class GraphWalker:
         except Exception as e:  # a bug, not a refusal: name the op, keep the cause
             raise ExecutionError(self.backend, inst.opcode, e) from e
 
-    def evaluate(self, fn: Any, ctx: EvalContext, operands: list[Any]) -> Any:
+    def evaluate(self, fn: Callable[..., Any], ctx: EvalContext, operands: list[Any]) -> Any:
         """One instruction's value (a hook: the reference backend adds runtime-size handling)."""
         return fn(ctx, *operands)
