@@ -38,8 +38,8 @@ def batch_norm_training(ctx: EvaluatorContext, operand: np.ndarray, scale: np.nd
 
 
 @evaluator("BatchNormInference")
-def batch_norm_inference(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, mean: np.ndarray,
-                         variance: np.ndarray) -> np.ndarray:
+def batch_norm_inference(ctx: EvaluatorContext, operand: np.ndarray, scale: np.ndarray, offset: np.ndarray,
+                         mean: np.ndarray, variance: np.ndarray) -> np.ndarray:
     fi, eps = ctx.attr("feature_index"), ctx.attr("epsilon")
     x = widen(operand)
 

@@ -126,7 +126,8 @@ def _no_nan_encoding(fn: Callable[..., Any], lhs: np.ndarray, rhs: np.ndarray) -
     return {"no_nan_encoding": no_nan_encoding(fn, lhs, rhs)} if lhs.dtype == ml_dtypes.float4_e2m1fn else {}
 
 
-def _complex_zero_sign(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def _complex_zero_sign(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray,
+                       rhs: np.ndarray) -> Outcomes:
     """For complex operands: finite results with a zero part; the zero's sign is what the algorithm's
     rounding gives (a sum of products for Div, exp(y log x) for Pow), so either sign is allowed there."""
     if not etypes.is_complex(_etype(lhs)):
@@ -324,7 +325,8 @@ def _exponent(rhs: np.ndarray) -> np.ndarray:
     return _signed_value(_to_bits(rhs), _bits(rhs))
 
 
-def _int_pow(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, exponent_bits: int = POW_EXPONENT_BITS) -> np.ndarray:
+def _int_pow(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray,
+             exponent_bits: int = POW_EXPONENT_BITS) -> np.ndarray:
     """Square-and-multiply over the exponent's low ``exponent_bits`` bits; for a negative exponent
     1 / lhs**-rhs in integers: 1 for base 1, +-1 for base -1 (by the exponent's parity), else 0."""
     base, exponent = _to_bits(lhs), _exponent(rhs)
@@ -429,7 +431,8 @@ def shift_right_arithmetic(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarr
     return _from_bits(np.where(out_of_range, fill, signed >> amount.astype(np.int64)).astype(np.uint64), ctx)
 
 
-def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Outcomes:
+def _masked_amount_outcome(ev: Callable[..., np.ndarray], ctx: EvaluatorContext, lhs: np.ndarray,
+                           rhs: np.ndarray) -> Outcomes:
     """An amount of the bit width or more: XLA's result, or the shift by the amount modulo the bit width (x86, ARM)."""
     out_of_range = _shift_operands(lhs, rhs)[2]
     modulo = _from_bits(_to_bits(rhs) % np.uint64(_bits(lhs)), ctx).astype(rhs.dtype)

@@ -128,7 +128,8 @@ def clamp(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np
 
 
 @implementation_defined("Clamp")
-def clamp_outcomes(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str, Allowed]:
+def clamp_outcomes(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> dict[str,
+                   Allowed]:
     """Float Clamp follows Max and Min: NaN propagated or ignored, -0/+0 ordered or either zero, subnormals
     compared as values or as zeros. (min > max is no choice: the document defines min(max(min, x), max).)"""
     if not etypes.is_float(etypes.dtype_to_etype(operand.dtype)):

@@ -116,7 +116,8 @@ def _grouped_non_finite(lhs: np.ndarray, rhs: np.ndarray, result_dims: tuple[int
     return np.full(result_dims, bool((~np.isfinite(lhs)).any() or (~np.isfinite(rhs)).any()))
 
 
-def _non_finite_products(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str, Allowed]:
+def _non_finite_products(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, args: ConvArguments) -> dict[str,
+                         Allowed]:
     """``subnormals``: results where a subnormal element (XLA on CPU flushes it to 0) meets an inf or
     NaN (inf x 0 = NaN), IEEE or the flushed convolution; ``complex_non_finite``: complex results whose
     products meet an inf or NaN, the reference's parts or another formula's."""

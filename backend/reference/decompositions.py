@@ -89,7 +89,8 @@ def per_matrix_masks(per_matrix: np.ndarray, matrix_outputs: Sequence[bool]) -> 
     return tuple(per_matrix[..., None, None] if is_matrix else per_matrix[..., None] for is_matrix in matrix_outputs)
 
 
-def _per_matrix(ok: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: Sequence[bool]) -> tuple[np.ndarray, ...]:
+def _per_matrix(ok: np.ndarray, outputs: Sequence[np.ndarray], matrix_outputs: Sequence[bool]) -> tuple[np.ndarray,
+                ...]:
     """Per-matrix verdicts spread over each output."""
     return tuple(np.broadcast_to(m, np.shape(x)) for m, x in zip(per_matrix_masks(ok, matrix_outputs), outputs))
 
@@ -380,7 +381,8 @@ def non_finite_reflectors(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
 
 
 @implementation_defined("ProductOfElementaryHouseholderReflectors")
-def product_of_householder_reflectors_outcomes(ctx: EvaluatorContext, a: np.ndarray, taus: np.ndarray) -> dict[str, Allowed]:
+def product_of_householder_reflectors_outcomes(ctx: EvaluatorContext, a: np.ndarray, taus: np.ndarray) -> dict[str,
+                                               Allowed]:
     with np.errstate(all="ignore"):
         zeros = householder_product(widen(a), widen(taus)) == 0
         touched = np.broadcast_to(non_finite_reflectors(widen(a), widen(taus))[..., None, :], a.shape)

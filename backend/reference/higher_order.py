@@ -288,7 +288,8 @@ def _approx_top_k_parts(ctx: EvaluatorContext, operands: list[np.ndarray], init_
 
 
 @evaluator("ApproxTopK")
-def approx_top_k(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+def approx_top_k(ctx: EvaluatorContext, operands: list[np.ndarray],
+                 init_values: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     return tuple(_approx_top_k_parts(ctx, operands, init_values)[0])
 
 
@@ -338,7 +339,8 @@ def _row_verdicts(outputs: Any, rows: list[np.ndarray], d: int, judge: Callable[
 
 
 @implementation_defined("ApproxTopK")
-def approx_top_k_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def approx_top_k_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray],
+                          init_values: list[np.ndarray]) -> dict[str, Allowed]:
     """``approximation``: slots are distinct positions of the row (or the init values), in the
     comparator's order with aggregate_to_topk, and the row's first element is among them."""
     _, _, less, rows, d = _approx_top_k_parts(ctx, operands, init_values)

@@ -46,7 +46,8 @@ def _full_start(rank: int, index_map: Sequence[int], vector: Sequence[int],
     return start
 
 
-def _gather_starts(ctx: EvaluatorContext, operand: np.ndarray, start_indices: np.ndarray) -> Iterator[tuple[tuple[int, ...], list[int]]]:
+def _gather_starts(ctx: EvaluatorContext, operand: np.ndarray, start_indices: np.ndarray) -> Iterator[tuple[tuple[int,
+                   ...], list[int]]]:
     """(output index, operand index) pairs, start indices clamped so each slice is inside the operand."""
     dn: GatherDimensionNumbers = ctx.attr(DN)
     sizes = ctx.attr("slice_sizes")

@@ -34,7 +34,8 @@ def _wide_dtype(dtype: np.dtype) -> np.dtype | None:
     return np.dtype(np.float64) if etypes.is_float(et) else None
 
 
-def _combiner(ctx: EvaluatorContext, comp: XlaComputation, dtypes: Sequence[np.dtype]) -> tuple[Combine, list[np.dtype]]:
+def _combiner(ctx: EvaluatorContext, comp: XlaComputation, dtypes: Sequence[np.dtype]) -> tuple[Combine,
+              list[np.dtype]]:
     """The fold step ``accs, xs -> accs`` and the dtypes the accumulators are kept in."""
     wide = _wide_dtype(dtypes[0]) if len(dtypes) == 1 else None
     if wide is not None and binary_reducer_name(comp) == "add":
@@ -171,7 +172,8 @@ def reassociation_allowed(reducer: str, dtype: np.dtype, combined: int | np.ndar
 
 
 @implementation_defined("ReduceWindow")
-def reduce_window_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def reduce_window_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray],
+                           init_values: list[np.ndarray]) -> dict[str, Allowed]:
     """``reduction_order``: see ``_any_order`` (at most the window's size plus the init value combined).
     ``non_identity_init``: windows over padding or base-dilation holes may combine the init value once more
     per such cell (the documents' padding with init values read literally, the StableHLO spec)."""
@@ -182,7 +184,8 @@ def reduce_window_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], in
 
 
 @implementation_defined("Reduce")
-def reduce_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str, Allowed]:
+def reduce_outcomes(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]) -> dict[str,
+                    Allowed]:
     """``reduction_order``: see ``_any_order``. ``non_identity_init``: an Add reduction with a non-zero
     init value: the init value may be combined k times, 0 <= k <= max(1, n), with the sum of the n
     reduced elements (the reference: once; none when no dimension is reduced)."""

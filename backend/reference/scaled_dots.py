@@ -31,8 +31,8 @@ def scaled_dot(ctx: EvaluatorContext, lhs: np.ndarray, lhs_scale: np.ndarray, rh
 
 
 @implementation_defined("ScaledDot")
-def scaled_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray, rhs_scale: np.ndarray
-                        ) -> dict[str, Allowed]:
+def scaled_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, lhs_scale: np.ndarray, rhs: np.ndarray,
+                        rhs_scale: np.ndarray) -> dict[str, Allowed]:
     """``accumulation_overflow`` as for DotGeneral, in the type XLA dequantizes and accumulates in (f32; f64
     for an f64 result), and also where a dequantized operand element is beyond that type's range."""
     accumulate = np.dtype(np.float64 if ctx.shape.numpy_dtype() == np.float64 else np.float32)
@@ -122,7 +122,8 @@ def ragged_dot(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, group_si
 
 
 @implementation_defined("RaggedDot")
-def ragged_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str, Allowed]:
+def ragged_dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> dict[str,
+                        Allowed]:
     """``group_sizes_out_of_range``: the result of every batch whose group sizes (a row of group_sizes;
     all of them for sizes of shape [g]) hold a negative size or sum beyond the ragged dimension (the
     ragged batch mode ignores the sizes); the other outcome there: the groups of the signed cumulative
