@@ -13,16 +13,17 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import LoweringContext, lowering
+from backend.runtime import control_flow as shared
 
 
 @lowering("Call")
 def call(ctx: LoweringContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("computation"), operands)
+    return shared.call(ctx, operands)
 
 
 @lowering("CompositeCall")
 def composite_call(ctx: LoweringContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
+    return shared.composite_call(ctx, operands)
 
 
 @lowering("While")

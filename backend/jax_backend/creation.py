@@ -8,11 +8,12 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import LoweringContext, lowering
+from backend.runtime import creation as shared
 
 
 @lowering("Parameter")
 def parameter(ctx: LoweringContext) -> Any:
-    return ctx.arguments[ctx.attr("number")]
+    return shared.parameter(ctx)
 
 
 @lowering("Constant")
@@ -40,12 +41,12 @@ def iota(ctx: LoweringContext) -> Any:
 
 @lowering("Tuple")
 def tuple_(ctx: LoweringContext, elements: list[Any]) -> Any:
-    return tuple(elements)
+    return shared.tuple_(ctx, elements)
 
 
 @lowering("GetTupleElement")
 def get_tuple_element(ctx: LoweringContext, tuple_data: Any) -> Any:
-    return tuple_data[ctx.attr("index")]
+    return shared.get_tuple_element(ctx, tuple_data)
 
 
 @lowering("Broadcast")

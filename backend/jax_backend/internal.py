@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from backend.hlo.shape import bitcast_source_positions
 from backend.jax_backend import LOWERINGS, LoweringContext, lowering
+from backend.runtime import internal as shared
 from backend.runtime.collective_view import collective_result
 
 
@@ -18,12 +19,12 @@ def _context() -> Any:
 
 @lowering("Copy", "Domain", "AsyncUpdate")
 def identity(ctx: LoweringContext, operand: Any) -> Any:
-    return operand
+    return shared.identity(ctx, operand)
 
 
 @lowering("AddDependency")
 def add_dependency(ctx: LoweringContext, operand: Any, token: Any) -> Any:
-    return operand
+    return shared.add_dependency(ctx, operand, token)
 
 
 @lowering("Bitcast")
@@ -40,17 +41,17 @@ def copy_start(ctx: LoweringContext, operand: Any) -> tuple[Any, ...]:
 
 @lowering("CopyDone")
 def copy_done(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
-    return operand[0]
+    return shared.copy_done(ctx, operand)
 
 
 @lowering("AsyncDone")
 def async_done(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
-    return operand[1]
+    return shared.async_done(ctx, operand)
 
 
 @lowering("Fusion")
 def fusion(ctx: LoweringContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("fused_computation"), operands)
+    return shared.fusion(ctx, operands)
 
 
 @lowering("AsyncStart")
@@ -75,9 +76,9 @@ def collective_permute_start(ctx: LoweringContext, operand: Any) -> tuple[Any, .
 
 @lowering("AllReduceDone")
 def all_reduce_done(ctx: LoweringContext, operand: Any) -> Any:
-    return operand
+    return shared.all_reduce_done(ctx, operand)
 
 
 @lowering("AllGatherDone", "CollectivePermuteDone")
 def received(ctx: LoweringContext, operand: tuple[Any, ...]) -> Any:
-    return operand[1]
+    return shared.received(ctx, operand)

@@ -1,11 +1,12 @@
 """jax lowerings of the point-to-point collectives: CollectivePermute, MultiCollectivePermute,
 CollectiveBroadcast.
 
-The source tables come from backend/reference/point_to_point.py (one place; they also check the ids
-against the device count). CollectivePermute is ``lax.ppermute`` over the mesh axis of its group mode
+The source tables come from backend/runtime/point_to_point.py (one place, the reference's too; they also
+check the ids against the device count). CollectivePermute is ``lax.ppermute`` over the mesh axis of its group mode
 (the pairs' ids are that axis's indices, and ppermute zeros the devices no pair targets, as the seed
 says); CollectiveBroadcast gathers every device's operand and picks by a static table.
-Send/Recv pair up while tracing, through the reference's functions (``ctx.channels`` holds traced values).
+Send/Recv pair up while tracing, through the same module's channel mailbox (``ctx.channels`` holds traced
+values); tokens are the side-effect lowerings' (:func:`~backend.jax_backend.side_effects.token_value`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import LoweringContext, lowering
+from backend.jax_backend.side_effects import token_value
 from backend.runtime.point_to_point import (
     REQUEST_ID,
     broadcast_table,
@@ -60,28 +62,24 @@ def collective_broadcast(ctx: LoweringContext, operand: Any) -> Any:
     return jnp.where(has_source, everything[source], jnp.zeros_like(operand))
 
 
-def _token() -> Any:
-    return jnp.zeros((0,), jnp.bool_)
-
-
 @lowering("Send")
 def send(ctx: LoweringContext, operand: Any) -> Any:
     data, _, _ = post_send(ctx, operand)
-    return data, jnp.uint32(REQUEST_ID), _token()
+    return data, jnp.uint32(REQUEST_ID), token_value()
 
 
 @lowering("Recv")
 def recv(ctx: LoweringContext) -> Any:
     data = ctx.shape.tuple_shapes()[0]
     one_device(ctx)
-    return jnp.zeros(data.dimensions(), data.numpy_dtype()), jnp.uint32(REQUEST_ID), _token()
+    return jnp.zeros(data.dimensions(), data.numpy_dtype()), jnp.uint32(REQUEST_ID), token_value()
 
 
 @lowering("SendDone")
 def send_done(ctx: LoweringContext, context: Any) -> Any:
-    return _token()
+    return token_value()
 
 
 @lowering("RecvDone")
 def recv_done(ctx: LoweringContext, context: Any) -> Any:
-    return take_received(ctx, context[0]), _token()
+    return take_received(ctx, context[0]), token_value()

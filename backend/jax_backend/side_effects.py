@@ -22,18 +22,19 @@ from backend.runtime.custom_calls import missing_target_reason
 from backend.runtime.side_effects import CUSTOM_CALLS, called_computation, read_infeed, target_of
 
 
-def _token() -> Any:
+def token_value() -> Any:
+    """A token's jax value: an empty pred array (the point-to-point lowerings' tokens too)."""
     return jnp.zeros((0,), jnp.bool_)
 
 
 @lowering("CreateToken")
 def create_token(ctx: LoweringContext) -> Any:
-    return _token()
+    return token_value()
 
 
 @lowering("AfterAll")
 def after_all(ctx: LoweringContext, tokens: list[Any]) -> Any:
-    return _token()
+    return token_value()
 
 
 def _struct(shape: Any) -> Any:
@@ -68,7 +69,7 @@ def infeed(ctx: LoweringContext) -> Any:
 
 @lowering("InfeedWithToken")
 def infeed_with_token(ctx: LoweringContext, token: Any) -> Any:
-    return _infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), _token()
+    return _infeed("InfeedWithToken", ctx.shape.tuple_shapes()[0]), token_value()
 
 
 def _push(value: Any) -> Any:
@@ -90,7 +91,7 @@ def outfeed_after_token(ctx: LoweringContext, operand: Any, token: Any) -> Any:
 
 @lowering("RecvFromHost")
 def recv_from_host(ctx: LoweringContext, token: Any) -> Any:
-    return _infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), _token()
+    return _infeed("RecvFromHost", ctx.shape.tuple_shapes()[0]), token_value()
 
 
 def _check_traced(op: str, target: str, shape: Any, value: Any) -> Any:
@@ -102,7 +103,7 @@ def _check_traced(op: str, target: str, shape: Any, value: Any) -> Any:
                           f"values for {shape}, got {type(value).__name__}", "value", {"shape": str(shape)})
         return tuple(_check_traced(op, target, s, v) for s, v in zip(parts, value))
     if shape.is_token():
-        return _token()
+        return token_value()
     value = jnp.asarray(value)
     if value.dtype != shape.numpy_dtype() or tuple(value.shape) != shape.dimensions():
         raise OpError(op, "host-value", f"the result of custom-call target '{target}' must be {shape}, got "

@@ -12,16 +12,17 @@ import numpy as np
 
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within, root_outcomes
+from backend.runtime import control_flow as shared
 
 
 @evaluator("Call")
 def call(ctx: EvaluatorContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("computation"), operands)
+    return shared.call(ctx, operands)
 
 
 @evaluator("CompositeCall")
 def composite_call(ctx: EvaluatorContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("computation"), operands)  # the decomposition is the semantics
+    return shared.composite_call(ctx, operands)
 
 
 @evaluator("While")

@@ -9,11 +9,12 @@ import numpy as np
 from backend.errors import RuntimeSizeError
 from backend.reference import EvaluatorContext, evaluator
 from backend.reference.conversion import convert_array
+from backend.runtime import creation as shared
 
 
 @evaluator("Parameter")
 def parameter(ctx: EvaluatorContext) -> Any:
-    return ctx.arguments[ctx.attr("number")]
+    return shared.parameter(ctx)
 
 
 @evaluator("Constant")
@@ -52,12 +53,12 @@ def iota(ctx: EvaluatorContext) -> np.ndarray:
 
 @evaluator("Tuple")
 def tuple_(ctx: EvaluatorContext, elements: list[Any]) -> tuple[Any, ...]:
-    return tuple(elements)
+    return shared.tuple_(ctx, elements)
 
 
 @evaluator("GetTupleElement")
 def get_tuple_element(ctx: EvaluatorContext, tuple_data: tuple[Any, ...]) -> Any:
-    return tuple_data[ctx.attr("index")]
+    return shared.get_tuple_element(ctx, tuple_data)
 
 
 @evaluator("Broadcast")

@@ -15,6 +15,7 @@ from backend.hlo.shape import bitcast_source_positions
 from backend.reference import EVALUATORS, EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, Within, any_value
 from backend.reference.control_flow import callee_outcomes
+from backend.runtime import internal as shared
 from backend.runtime.collective_view import collective_result
 from backend.runtime.context import ContextView
 
@@ -24,12 +25,12 @@ CONTEXT = np.uint32(0)
 
 @evaluator("Copy", "Domain", "AsyncUpdate")
 def identity(ctx: EvaluatorContext, operand: Any) -> Any:
-    return operand
+    return shared.identity(ctx, operand)
 
 
 @evaluator("AddDependency")
 def add_dependency(ctx: EvaluatorContext, operand: Any, token: Any) -> Any:
-    return operand
+    return shared.add_dependency(ctx, operand, token)
 
 
 @evaluator("Bitcast")
@@ -46,17 +47,17 @@ def copy_start(ctx: EvaluatorContext, operand: Any) -> tuple[Any, ...]:
 
 @evaluator("CopyDone")
 def copy_done(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
-    return operand[0]
+    return shared.copy_done(ctx, operand)
 
 
 @evaluator("AsyncDone")
 def async_done(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
-    return operand[1]
+    return shared.async_done(ctx, operand)
 
 
 @evaluator("Fusion")
 def fusion(ctx: EvaluatorContext, operands: list[Any]) -> Any:
-    return ctx.tail_call(ctx.attr("fused_computation"), operands)
+    return shared.fusion(ctx, operands)
 
 
 @evaluator("AsyncStart")
@@ -139,9 +140,9 @@ def collective_permute_start_outcomes(ctx: EvaluatorContext, operand: Any) -> di
 
 @evaluator("AllReduceDone")
 def all_reduce_done(ctx: EvaluatorContext, operand: Any) -> Any:
-    return operand
+    return shared.all_reduce_done(ctx, operand)
 
 
 @evaluator("AllGatherDone", "CollectivePermuteDone")
 def received(ctx: EvaluatorContext, operand: tuple[Any, ...]) -> Any:
-    return operand[1]
+    return shared.received(ctx, operand)

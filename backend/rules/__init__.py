@@ -43,3 +43,18 @@ class OpContext:
 
     def fail(self, constraint: str, message: str, arg: str | None = None, **values: Any) -> OpError:
         return OpError(self.op, constraint, message, arg, values)
+
+
+def array_operand(ctx: OpContext, arg: str, constraint: str) -> Shape:
+    """The shape of operand ``arg``, which must be an array (else ``constraint`` fails)."""
+    shape = ctx.shape(arg)
+    if not shape.is_array():
+        raise ctx.fail(constraint, f"'{arg}' must be an array, got {shape}", arg, **{arg: str(shape)})
+    return shape
+
+
+def resized(shape: Shape, dim: int, size: int) -> Shape:
+    """The array shape ``shape`` with dimension ``dim`` of ``size`` (static, no layout)."""
+    dims = list(shape.dimensions())
+    dims[dim] = size
+    return Shape.array_shape(shape.element_type(), dims)

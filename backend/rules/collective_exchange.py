@@ -13,7 +13,7 @@ from backend.errors import OpError
 from backend.hlo import device_groups
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.shape import Layout, Shape
-from backend.rules import OpContext, shape_rule
+from backend.rules import OpContext, array_operand, resized, shape_rule
 from backend.rules.reduction import check_computation
 
 
@@ -32,13 +32,6 @@ def exchange_groups(op: str, attrs: dict[str, Any], replicas: int, partitions: i
                       {size_name: size, "group_size": len(groups[0]), "replicas": replicas,
                        "partitions": partitions})
     return groups
-
-
-def _array(ctx: OpContext, arg: str, constraint: str) -> Shape:
-    shape = ctx.shape(arg)
-    if not shape.is_array():
-        raise ctx.fail(constraint, f"'{arg}' must be an array, got {shape}", arg, **{arg: str(shape)})
-    return shape
 
 
 def _dimension(ctx: OpContext, name: str, rank: int, constraint: str) -> int:
@@ -95,20 +88,14 @@ def _with_layout(ctx: OpContext, result: Shape, constraint: str) -> Shape:
     return Shape.array_shape(result.element_type(), result.dimensions(), layout)
 
 
-def _resized(shape: Shape, dim: int, size: int) -> Shape:
-    dims = list(shape.dimensions())
-    dims[dim] = size
-    return Shape.array_shape(shape.element_type(), dims)
-
-
 @shape_rule("AllGather")
 def all_gather(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     dim = _dimension(ctx, "all_gather_dimension", operand.rank(), "C2")
     shards = _count(ctx, "shard_count", "C3")
     _group_sizes(ctx, shards, "shard_count", "C5")
     _check_mode(ctx, "C6")
-    return _with_layout(ctx, _resized(operand, dim, operand.dimensions()[dim] * shards), "C8")
+    return _with_layout(ctx, resized(operand, dim, operand.dimensions()[dim] * shards), "C8")
 
 
 def _reduce_scatter_one(ctx: OpContext, shape: Shape, label: str) -> Shape:
@@ -120,7 +107,7 @@ def _reduce_scatter_one(ctx: OpContext, shape: Shape, label: str) -> Shape:
     if size % shards:
         raise ctx.fail("C5", f"shard_count {shards} does not divide the size {size} of scatter_dimension {dim} of "
                        f"{label} {shape}", "shard_count", shard_count=shards, size=size, operand=str(shape))
-    return _resized(shape, dim, size // shards)
+    return resized(shape, dim, size // shards)
 
 
 @shape_rule("ReduceScatter")
@@ -151,7 +138,7 @@ def reduce_scatter(ctx: OpContext) -> Shape:
 
 @shape_rule("AllToAll")
 def all_to_all(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     split = _dimension(ctx, "split_dimension", operand.rank(), "C2")
     concat = _dimension(ctx, "concat_dimension", operand.rank(), "C2")
     count = _count(ctx, "split_count", "C3")
@@ -160,8 +147,8 @@ def all_to_all(ctx: OpContext) -> Shape:
         raise ctx.fail("C4", f"split_count {count} does not divide the size {size} of split_dimension {split}",
                        "split_count", split_count=count, size=size, operand=str(operand))
     _group_sizes(ctx, count, "split_count", "C6")
-    result = _resized(operand, split, size // count)
-    result = _resized(result, concat, result.dimensions()[concat] * count)
+    result = resized(operand, split, size // count)
+    result = resized(result, concat, result.dimensions()[concat] * count)
     return _with_layout(ctx, result, "C7")
 
 
@@ -170,7 +157,7 @@ _INDEX_ARGS = ("input_offsets", "send_sizes", "output_offsets", "recv_sizes")
 
 @shape_rule("RaggedAllToAll")
 def ragged_all_to_all(ctx: OpContext) -> Shape:
-    data = {name: _array(ctx, name, "C1") for name in ("input", "output")}
+    data = {name: array_operand(ctx, name, "C1") for name in ("input", "output")}
     for name, shape in data.items():
         if shape.rank() < 1:
             raise ctx.fail("C2", f"'{name}' must have rank >= 1 (ragged along dimension 0), got {shape}", name,
@@ -181,7 +168,7 @@ def ragged_all_to_all(ctx: OpContext) -> Shape:
                        output=str(data["output"]))
     sizes = {}
     for name in _INDEX_ARGS:
-        shape = _array(ctx, name, "C1")
+        shape = array_operand(ctx, name, "C1")
         if shape.rank() != 1:
             raise ctx.fail("C3", f"'{name}' must be a rank-1 array, got {shape}", name, **{name: str(shape)})
         sizes[name] = shape.dimensions()[0]

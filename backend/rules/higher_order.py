@@ -15,7 +15,7 @@ from backend.errors import OpError
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import XlaComputation
 from backend.hlo.shape import Shape
-from backend.rules import OpContext, shape_rule
+from backend.rules import OpContext, resized, shape_rule
 
 
 def _nonempty(ctx: OpContext, arg: str, cid: str = "arg-type") -> list[Shape]:
@@ -281,10 +281,4 @@ def approx_top_k(ctx: OpContext) -> Shape:
                        f"reduction_dim {d}), got {override}", "reduction_input_size_override",
                        reduction_input_size_override=override, size=n)
     size = approx_top_k_result_size(ctx, n, rank)
-    return Shape.tuple_shape([_resized(s, d, size) for s in operands])
-
-
-def _resized(shape: Shape, dim: int, size: int) -> Shape:
-    dims = list(shape.dimensions())
-    dims[dim] = size
-    return Shape.array_shape(shape.element_type(), dims)
+    return Shape.tuple_shape([resized(s, d, size) for s in operands])

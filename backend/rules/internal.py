@@ -13,20 +13,13 @@ from typing import Any
 
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.shape import Shape, physical_size
-from backend.rules import OpContext, shape_rule
+from backend.rules import OpContext, array_operand, shape_rule
 from backend.rules.collectives import mode_of
 from backend.rules.control_flow import _check_call
 from backend.rules.reduction import check_computation
 
 CONTEXT = Shape.scalar_shape(PrimitiveType.U32)
 FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
-
-
-def _array(ctx: OpContext, arg: str, constraint: str) -> Shape:
-    shape = ctx.shape(arg)
-    if not shape.is_array():
-        raise ctx.fail(constraint, f"'{arg}' must be an array, got {shape}", arg, **{arg: str(shape)})
-    return shape
 
 
 @shape_rule("AddDependency")
@@ -39,7 +32,7 @@ def add_dependency(ctx: OpContext) -> Shape:
 
 @shape_rule("Bitcast")
 def bitcast(ctx: OpContext) -> Shape:
-    operand, shape = _array(ctx, "operand", "C1"), ctx.attr("shape")
+    operand, shape = array_operand(ctx, "operand", "C1"), ctx.attr("shape")
     if not shape.is_array():
         raise ctx.fail("C1", f"'shape' must be an array shape, got {shape}", "shape", shape=str(shape))
     if shape.element_type() != operand.element_type():
@@ -66,7 +59,7 @@ def identity(ctx: OpContext) -> Shape:
 
 @shape_rule("CopyStart")
 def copy_start(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     return Shape.tuple_shape([operand, operand, CONTEXT])
 
 
@@ -117,7 +110,7 @@ def async_done(ctx: OpContext) -> Shape:
 # -- the collective Start/Done pairs ------------------------------------------------------------
 @shape_rule("AllReduceStart")
 def all_reduce_start(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     t = operand.element_type()
     check_computation(ctx, "computation", [t, t], [t], "C2")
     mode_of(ctx, "C3")
@@ -126,12 +119,12 @@ def all_reduce_start(ctx: OpContext) -> Shape:
 
 @shape_rule("AllReduceDone")
 def all_reduce_done(ctx: OpContext) -> Shape:
-    return _array(ctx, "operand", "C1")
+    return array_operand(ctx, "operand", "C1")
 
 
 @shape_rule("AllGatherStart")
 def all_gather_start(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     dim, count = ctx.attr("all_gather_dimension"), ctx.attr("shard_count")
     if not 0 <= dim < operand.rank():
         raise ctx.fail("C2", f"all_gather_dimension {dim} is not a dimension of {operand} (rank {operand.rank()})",
@@ -164,7 +157,7 @@ def all_gather_done(ctx: OpContext) -> Shape:
 
 @shape_rule("CollectivePermuteStart")
 def collective_permute_start(ctx: OpContext) -> Shape:
-    operand = _array(ctx, "operand", "C1")
+    operand = array_operand(ctx, "operand", "C1")
     pairs = ctx.attr("source_target_pairs")
     for role, k in (("source", 0), ("target", 1)):
         ids = [p[k] for p in pairs]
