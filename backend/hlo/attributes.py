@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -148,69 +148,60 @@ def _literal(v: Any) -> Any:
     return arr
 
 
-def _direction(v: Any) -> ComparisonDirection:
-    if isinstance(v, ComparisonDirection):
-        return v
-    if isinstance(v, str) and v.upper() in ComparisonDirection.__members__:
-        return ComparisonDirection[v.upper()]
-    raise ValueError(f"expected a comparison direction (EQ, NE, GE, GT, LE, LT), got {v!r}")
+E = TypeVar("E", bound=enum.Enum)
 
 
-def _comparison_type(v: Any) -> ComparisonType:
-    if isinstance(v, ComparisonType):
-        return v
-    if isinstance(v, str) and v.upper() in ComparisonType.__members__:
-        return ComparisonType[v.upper()]
-    raise ValueError(f"expected a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED), got {v!r}")
+def _enum_normalizer(enum_type: type[E], what: str, *, names: Sequence[str] | None = None,
+                     numbers: Collection[int] = (), prefix: str = "", any_enum: bool = False,
+                     exact_case: bool = False, shown: Callable[[Any], str] = _short_repr,
+                     listing: str | None = None) -> Callable[[Any], E]:
+    """A normalizer to a member of ``enum_type`` that has one of ``names`` (default: every member). It takes:
+
+    - the member itself;
+    - with ``any_enum``, a member of any enum with that name (another module's enum of the same names, as
+      xla_client's or jax.lax's): it stands for its name from here on;
+    - the name, in any case unless ``exact_case``; a name may leave out ``prefix`` (``philox`` for RNG_PHILOX);
+    - an integer (not a bool) in ``numbers``, the member of that value.
+
+    Anything else is a ``ValueError``: "expected {what} ({listing}), got {shown(v)}", ``listing`` by default the
+    names separated by commas.
+    """
+    valid = tuple(enum_type.__members__) if names is None else tuple(names)
+    choices = ", ".join(valid) if listing is None else listing
+
+    def normalize(v: Any) -> E:
+        if isinstance(v, enum_type) and v.name in valid:
+            return v
+        if any_enum and isinstance(v, enum.Enum):
+            v = v.name
+        if isinstance(v, str):
+            name = v if exact_case else v.upper()
+            name = name if name.startswith(prefix) else prefix + name
+            if name in valid:
+                return enum_type[name]
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in numbers:
+            return enum_type(int(v))
+        raise ValueError(f"expected {what} ({choices}), got {shown(v)}")
+    return normalize
 
 
-def _random_algorithm(v: Any) -> RandomAlgorithm:
-    """A ``RandomAlgorithm``, its name (``RNG_PHILOX``, or without the prefix: ``philox``) or its number."""
-    if isinstance(v, RandomAlgorithm):
-        return v
-    if isinstance(v, enum.Enum):  # another module's enum of the same names (jax.lax.RandomAlgorithm)
-        v = v.name
-    if isinstance(v, str):
-        name = v.upper() if v.upper().startswith("RNG_") else "RNG_" + v.upper()
-        if name in RandomAlgorithm.__members__:
-            return RandomAlgorithm[name]
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in {a.value for a in RandomAlgorithm}:
-        return RandomAlgorithm(int(v))
-    raise ValueError(f"expected a random algorithm (RNG_DEFAULT, RNG_THREE_FRY, RNG_PHILOX), got {_short_repr(v)}")
+def _values(enum_type: type[enum.Enum]) -> set[Any]:
+    return {m.value for m in enum_type}
 
 
-def _transpose(v: Any) -> TriangularSolveOptions_Transpose:
-    """NO_TRANSPOSE, TRANSPOSE or ADJOINT: a member of any enum with those names (xla_client's), a name,
-    or its value 1-3 (TRANSPOSE_INVALID, 0, is refused)."""
-    valid = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
-    if isinstance(v, enum.Enum):
-        v = v.name
-    if isinstance(v, str) and v.upper() in valid:
-        return TriangularSolveOptions_Transpose[v.upper()]
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in (1, 2, 3):
-        return TriangularSolveOptions_Transpose(int(v))
-    raise ValueError(f"expected a TriangularSolveOptions_Transpose ({', '.join(valid)}), got {_short_repr(v)}")
-
-
-def _fft_type(v: Any) -> FftType:
-    """An FftType, any enum member with one of its names (xla_client's), its name, or its value 0-3."""
-    if isinstance(v, FftType):
-        return v
-    if isinstance(v, enum.Enum):
-        v = v.name
-    if isinstance(v, str) and v.upper() in FftType.__members__:
-        return FftType[v.upper()]
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and int(v) in FftType._value2member_map_:
-        return FftType(int(v))
-    raise ValueError(f"expected an FftType (FFT, IFFT, RFFT, IRFFT), got {_short_repr(v)}")
-
-
-def _accuracy_mode(v: Any) -> ResultAccuracyMode:
-    if isinstance(v, ResultAccuracyMode):
-        return v
-    if isinstance(v, str) and v.upper() in ResultAccuracyMode.__members__:
-        return ResultAccuracyMode[v.upper()]
-    raise ValueError(f"expected a result accuracy mode (DEFAULT, HIGHEST, TOLERANCE), got {_short_repr(v)}")
+_direction = _enum_normalizer(ComparisonDirection, "a comparison direction", shown=repr)
+_comparison_type = _enum_normalizer(ComparisonType, "a comparison type", shown=repr)
+#: A ``RandomAlgorithm``, its name (``RNG_PHILOX``, or without the prefix: ``philox``) or its number.
+_random_algorithm = _enum_normalizer(RandomAlgorithm, "a random algorithm", numbers=_values(RandomAlgorithm),
+                                     prefix="RNG_", any_enum=True)
+#: NO_TRANSPOSE, TRANSPOSE or ADJOINT: a member of any enum with those names (xla_client's), a name, or its value
+#: 1-3 (TRANSPOSE_INVALID, 0, is refused).
+_transpose = _enum_normalizer(TriangularSolveOptions_Transpose, "a TriangularSolveOptions_Transpose",
+                              names=("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"), numbers=(1, 2, 3), any_enum=True)
+#: An FftType, any enum member with one of its names (xla_client's), its name, or its value 0-3.
+_fft_type = _enum_normalizer(FftType, "an FftType", numbers=_values(FftType), any_enum=True)
+_accuracy_mode = _enum_normalizer(ResultAccuracyMode, "a result accuracy mode")
+_precision = _enum_normalizer(Precision, "a precision", numbers=_values(Precision), shown=repr)
 
 
 def _tolerance_bound(name: str, v: Any) -> float:
@@ -326,22 +317,13 @@ def convolution_dimension_numbers(v: Any) -> ConvolutionDimensionNumbers | None:
 
 def _precision_config(v: Any) -> PrecisionConfig:
     """A PrecisionConfig, one precision for both operands (``"HIGHEST"``), or one per operand."""
-    def one(p: Any) -> Precision:
-        if isinstance(p, Precision):
-            return p
-        if isinstance(p, str) and p.upper() in Precision.__members__:
-            return Precision[p.upper()]
-        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) in {q.value for q in Precision}:
-            return Precision(int(p))
-        raise ValueError(f"expected a precision (DEFAULT, HIGH, HIGHEST), got {p!r}")
-
     field = ""
     if isinstance(v, PrecisionConfig):
         v, field = v.operand_precision, "PrecisionConfig.operand_precision: "
     try:
         if isinstance(v, (str, Precision)):
-            return PrecisionConfig([one(v), one(v)]).frozen()
-        precisions = [one(p) for p in _seq(v)]
+            return PrecisionConfig([_precision(v), _precision(v)]).frozen()
+        precisions = [_precision(p) for p in _seq(v)]
     except (TypeError, ValueError) as e:
         raise type(e)(f"{field}{e}") from None
     if len(precisions) not in (0, 2):  # none: the default for both operands
@@ -514,15 +496,13 @@ NORMALIZERS: dict[str, Callable[[Any], Any]] = {
 
 def _enum_name(enum_type: type[enum.IntEnum]) -> Callable[[Any], str]:
     """A normalizer to the member's name, from the enum member (xla_client's or ours: anything with that
-    ``.name``), its name, or its number."""
+    ``.name``), its name (in its own case), or its number."""
+    member = _enum_normalizer(enum_type, f"a {enum_type.__name__}", numbers=_values(enum_type), exact_case=True,
+                              listing=", ".join(f"{m.name}={m.value}" for m in enum_type))
+
     def normalize(v: Any) -> str:
-        name = getattr(v, "name", v)
-        if isinstance(name, str) and name in enum_type.__members__:
-            return name
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v) in enum_type._value2member_map_:
-            return enum_type(int(v)).name
-        raise ValueError(f"expected a {enum_type.__name__} ({', '.join(f'{m.name}={m.value}' for m in enum_type)}), "
-                         f"got {_short_repr(v)}")
+        name = getattr(v, "name", None)
+        return member(name if isinstance(name, str) and name in enum_type.__members__ else v).name
     return normalize
 
 
