@@ -13,7 +13,7 @@ from conformance.build import build_case
 from conformance.cases import GOLDEN, Case
 from conformance.outcomes import allowed_outcomes
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
-from tests.mutant_backends import MUTANTS
+from tests.support.mutant_backends import MUTANTS
 
 nan, inf = np.nan, np.inf
 

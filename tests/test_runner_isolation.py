@@ -1,6 +1,6 @@
 """A backend that crashes, hangs, exits or misbehaves on one case costs that case, never the run.
 
-The backends (tests/broken_backends.py) misbehave only on ``Neg/golden/scalar_f64``; every run
+The backends (tests/support/misbehaving_backends.py) misbehave only on ``Neg/golden/scalar_f64``; every run
 below restricts itself to the golden cases of Add and Neg, so that each test takes a few seconds.
 """
 
@@ -25,7 +25,7 @@ RUN = ["run", "--ops", "Add,Neg", "--kinds", "golden"]
 
 def _run_cli(capsys, tmp_path, backend, *extra):
     report = tmp_path / "r.json"
-    code = cli.main([*RUN, "--backend", f"tests.broken_backends:{backend}", "--report", str(report), *extra])
+    code = cli.main([*RUN, "--backend", f"tests.support.misbehaving_backends:{backend}", "--report", str(report), *extra])
     out = capsys.readouterr().out
     cases = {c["id"]: c for c in json.loads(report.read_text())["cases"]}
     return code, out, cases
@@ -81,7 +81,7 @@ def test_a_misbehaving_backend_fails_the_case(capsys, tmp_path, backend, words):
 def test_a_lowering_bug_is_an_execution_error_not_unsupported():
     b = XlaBuilder("neg")
     ops.Neg(ops.Parameter(b, 0, Shape.array_shape("f64", ()), "x"))
-    backend = get_backend("tests.broken_backends:LOWERING_RAISES")
+    backend = get_backend("tests.support.misbehaving_backends:LOWERING_RAISES")
     with pytest.raises(ExecutionError, match="failed in Neg: ZeroDivisionError") as info:
         backend.execute(b.build(), [np.float64(1)])
     assert not isinstance(info.value, UnsupportedError)
@@ -126,7 +126,7 @@ def test_resume_refuses_another_backends_results(capsys, tmp_path):
 
 def test_the_command_line_survives_an_abort(tmp_path):
     junit, md, report = tmp_path / "r.xml", tmp_path / "r.md", tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance", *RUN, "--backend", "tests.broken_backends:ABORTS",
+    proc = subprocess.run([sys.executable, "-m", "conformance", *RUN, "--backend", "tests.support.misbehaving_backends:ABORTS",
                            "-j", "2", "--junit", str(junit), "--markdown", str(md), "--report", str(report)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr

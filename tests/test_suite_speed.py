@@ -15,7 +15,7 @@ from conformance import compile_cache
 from conformance.generate import cases_for
 from conformance.progress import RunProgress, duration_text
 from conformance.runner import FAILED, PASSED, Result, run_cases
-from tests.mutant_backends import MUTANTS
+from tests.support.mutant_backends import MUTANTS
 
 
 def _cases(*names, keep=4):

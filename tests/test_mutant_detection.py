@@ -1,4 +1,4 @@
-"""The conformance suite against deliberately broken backends (tests/mutant_backends.py).
+"""The conformance suite detects every mutant (tests/support/mutant_backends.py): a plausible value bug in one op.
 
 Every mutant must be detected (a case of its op FAILED) under profile ``xla``, and under profile
 ``spec`` unless its bug is one of the op's allowed implementation-defined outcomes, in which case
@@ -16,7 +16,7 @@ import specs
 from conformance.cases import ERROR, GENERATED, GOLDEN
 from conformance.generate import cases_for
 from conformance.runner import FAILED, IMPL_DEFINED, run_cases
-from tests.mutant_backends import MUTANTS, Mutant
+from tests.support.mutant_backends import MUTANTS, Mutant
 
 SAMPLE = ("clamp_min_above_max", "scatter_add_keeps_last", "convert_float_to_int_wraps", "div_by_zero_zero",
           "max_ignores_nan", "rem_divisor_sign", "srl_arithmetic", "round_half_even", "abs_int_min_saturates",

@@ -242,7 +242,7 @@ def test_the_jax_backend_has_eight_host_devices():
 
 
 def test_the_readme_all_reduce_example_runs(capsys):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     code = readme.split("<!-- readme-example: all-reduce -->\n```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out.splitlines() == [
@@ -262,7 +262,7 @@ def test_the_host_device_count_is_configurable(tmp_path):
     env = {**os.environ, "XLA_SEMANTICS_CPU_DEVICES": "3", "JAX_PLATFORMS": "cpu"}
     env.pop("XLA_FLAGS", None)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
-                          cwd=Path(__file__).resolve().parent.parent)
+                          cwd=Path(__file__).resolve().parents[2])
     lines = proc.stdout.splitlines()
     assert lines[0] == "3", proc.stdout + proc.stderr
     assert lines[1].startswith("UnsupportedError") and "needs 4 devices" in lines[1] and "3 are available" in lines[1]

@@ -1,8 +1,10 @@
-"""Deliberately broken backends for the runner's robustness tests (tests/test_runner_isolation.py).
+"""Backends that misbehave at the process level (abort, hang, exit, raise, return junk), for the runner's
+isolation tests (tests/test_runner_isolation.py, tests/test_pytest_plugin.py): a misbehaving case must cost that
+case, never the run. Not value bugs: those are tests/support/mutant_backends.py.
 
 Each one is the reference backend except on one kind of program, a Neg of a rank-0 operand
 (the case ``Neg/golden/scalar_f64``), where it misbehaves in its own way. Given to the runner as
-``tests.broken_backends:NAME``.
+``tests.support.misbehaving_backends:NAME``.
 """
 
 from __future__ import annotations
