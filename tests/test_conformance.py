@@ -1,5 +1,6 @@
 """The conformance suite itself: every case of every spec passes on the reference and jax backends,
-every op has at least 30 cases, and every error case raises our error naming its constraint."""
+every op has at least 30 cases, and every error case raises our error naming its constraint; the computations
+the specs describe are read strictly."""
 
 import json
 import subprocess
@@ -12,10 +13,10 @@ import numpy as np
 import pytest
 
 import specs
-from backend import get_backend
+from backend import Shape, get_backend
 from backend.hlo.token import is_token
 from conformance import cases_for, run_cases
-from conformance.build import build_case
+from conformance.build import build_case, computation_from_description
 from conformance.cases import CONSTANTS, ERROR, PARAMETERS
 from conformance.manifest import Manifest
 from conformance.runner import FAILURES, PASSED
@@ -197,3 +198,16 @@ def test_cli_unknown_op():
     proc = subprocess.run([sys.executable, "-m", "conformance", "run", "--ops", "Nope"], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "no spec for Nope" in proc.stderr
+
+
+def test_described_computations_are_strict():
+    shape = [Shape.array_shape(np.int32, ())]
+    comp = computation_from_description({"params": ["s32[]"], "ops": [
+        {"op": "Constant", "args": [{"s32[]": 2}], "name": "two"}, {"op": "Mul", "args": ["p0", "two"]}]}, shape)
+    assert get_backend("reference").execute(comp, [np.int32(21)])[0] == 42
+    with pytest.raises(ValueError, match="unknown keys"):
+        computation_from_description({"params": [], "ops": [], "root": "x"}, shape)
+    with pytest.raises(ValueError, match="not a parameter"):
+        computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "args": ["q"]}]}, shape)
+    with pytest.raises(ValueError, match="a step is"):
+        computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "operand": "p0"}]}, shape)

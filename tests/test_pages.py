@@ -1,5 +1,5 @@
 import specs
-from docgen.pages import render_op, write_docs
+from docgen.pages import render_index, render_op, write_docs
 
 
 def test_page_has_every_section():
@@ -16,3 +16,12 @@ def test_writes_one_page_per_op_and_an_index(tmp_path):
     assert len(written) == len(specs.load_all()) + 1
     index = (tmp_path / "index.md").read_text()
     assert "[Add](Add.md)" in index
+
+
+def test_docs_say_which_ops_are_executable():
+    index = render_index(specs.load_all())
+    assert "| [Bitcast](Bitcast.md) | yes |" in index
+    assert "| [RngGetAndUpdateState](RngGetAndUpdateState.md) | **no** |" in index
+    assert "| [Add](Add.md) | yes |" in index
+    page = render_op(specs.get("RngGetAndUpdateState"))
+    assert "*executable:* **no**" in page and "**Not executable:** its value is XLA's internal generator" in page

@@ -1,10 +1,13 @@
-"""The shapes-and-layout document's worked examples."""
+"""The shapes-and-layout document's worked examples; bounded dynamic dimensions in the Shape API, printed and parsed."""
 
 import numpy as np
 import pytest
 
-from backend import Layout, PrimitiveType, Shape
+from backend import Layout, OpError, PrimitiveType, Shape, XlaBuilder, ops
 from backend.hlo.shape import canonical_dimension, linear_index, multi_index, to_linear_memory
+from specs.loader import parse_shape
+
+F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 
 # The document's 2x3 array:  a b c / d e f
 ARRAY = np.array([["a", "b", "c"], ["d", "e", "f"]], dtype=object)
@@ -81,3 +84,58 @@ def test_bad_layouts_raise():
         Shape.array_shape(PrimitiveType.F32, (2, 3), layout=(0,))
     with pytest.raises(ValueError):
         Layout((0, 1), padded_dimensions=(3,))
+
+
+def _dyn(dims, dynamic, etype=F32):
+    return Shape.array_shape(etype, dims, dynamic_dimensions=dynamic)
+
+
+# -- bounded dynamic dimensions: the Shape API, printing and parsing -------------------------------------------------------------------------------
+def test_dynamic_dimensions_api():
+    s = _dyn((5, 3), [True, False])
+    assert s.is_dynamic_dimension(0) and not s.is_dynamic_dimension(1)
+    assert s.dynamic_dimensions() == (True, False)
+    assert not s.is_static() and s.is_dynamic()
+    assert s.dimensions() == (5, 3)  # the bound
+    assert Shape.array_shape(F32, (5, 3)).is_static()
+    assert Shape.array_shape(F32, (5, 3)).dynamic_dimensions() == (False, False)
+    assert Shape.tuple_shape([Shape.scalar_shape(F32), s]).is_static() is False
+
+
+def test_printing_as_xla_does():
+    assert str(_dyn((5, 3), [True, False])) == "f32[<=5,3]"
+    assert _dyn((5, 3), [True, False]).to_string() == "f32[<=5,3]{1,0}"
+    assert str(_dyn((2, 4), [False, True], S32)) == "s32[2,<=4]"
+    assert str(Shape.tuple_shape([_dyn((5,), [True])])) == "(f32[<=5])"
+
+
+def test_equality_includes_dynamism():
+    assert _dyn((5, 3), [True, False]) == _dyn((5, 3), [True, False])
+    assert _dyn((5, 3), [True, False]) != Shape.array_shape(F32, (5, 3))
+    assert _dyn((5, 3), [True, False]) != _dyn((5, 3), [False, True])
+    assert len({_dyn((5,), [True]), Shape.array_shape(F32, (5,))}) == 2
+
+
+def test_invalid_dynamic_dimensions():
+    with pytest.raises(ValueError, match="one entry per dimension"):
+        Shape.array_shape(F32, (5, 3), dynamic_dimensions=[True])
+    with pytest.raises(ValueError, match="sequence of bools"):
+        Shape.array_shape(F32, (5,), dynamic_dimensions=[1])
+    with pytest.raises(ValueError, match="out of range"):
+        _dyn((5,), [True]).is_dynamic_dimension(1)
+
+
+def test_builder_reads_dynamic_shape_text_and_turns_a_bad_one_into_op_error():
+    b = XlaBuilder("text")
+    assert ops.Parameter(b, 0, "f32[<=5,3]", "x").shape() == _dyn((5, 3), [True, False])
+    with pytest.raises(OpError, match="not a shape"):
+        ops.Parameter(b, 1, "f32[<5,3]", "y")
+
+
+def test_parse_shape():
+    assert parse_shape("f32[<=5,3]") == _dyn((5, 3), [True, False])
+    assert parse_shape("s32[2, <=4]") == _dyn((2, 4), [False, True], S32)
+    assert parse_shape("f32[5,3]").is_static()
+    for bad in ("f32[<5]", "f32[<=]", "f32[=3]", "f32[>=3]"):
+        with pytest.raises(ValueError, match="not a shape"):
+            parse_shape(bad)

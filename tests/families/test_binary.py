@@ -1,4 +1,6 @@
-"""Hand-computed values and constraint ids of the element-wise binary ops."""
+"""Hand-computed values and constraint ids of the element-wise binary ops; the sign of a zero part of a complex
+Div or Pow (an implementation-defined entry narrowed to a closed set: each allowed outcome accepted, a wrong
+value rejected)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import shape_from_pyval
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+from tests.support.cases import allowed_table, golden_case
+from tests.support.mutant_backends import mutant_backend
 
 
 def _run(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -96,3 +101,44 @@ def test_complex_result_type() -> None:
     b = XlaBuilder("c")
     x = ops.Parameter(b, 0, shape_from_pyval(np.float32([1])), "x")
     assert str(b.get_shape(ops.Complex(x, x))).startswith("c64")
+
+
+# -- complex Div and Pow: the sign of a zero part ------------------------------------------------------
+# (1+i)/(1+i) = 1 + (1*1 - 1*1)/2 i = 1 + 0i; (2+0i)/(1+0i) = 2 + 0i; i ** 2 = -1 + 0i (the exact results
+# have no sign of zero to prefer; XLA's rounding gives +0 in the quotients)
+DIV_ZERO_PARTS = golden_case("Div", {"lhs": np.complex64([1 + 1j, 2]), "rhs": np.complex64([1 + 1j, 1])},
+                             np.complex64([1, 2]), tag="complex_zero_sign")
+
+
+def test_complex_zero_parts_may_take_either_sign_and_nothing_else() -> None:
+    table = allowed_table("Div", DIV_ZERO_PARTS.inputs, {})
+    assert table["complex_zero_sign"].mask.tolist() == [True, True]
+    assert run_case(DIV_ZERO_PARTS, get_backend("jax")).status == PASSED
+    flipped = run_case(DIV_ZERO_PARTS, mutant_backend("complex_div_zero_parts_flipped"))
+    assert flipped.status == IMPL_DEFINED and "chose 'either_sign'" in flipped.message
+    assert run_case(DIV_ZERO_PARTS, mutant_backend("complex_div_zero_parts_flipped"), profile="xla").status == FAILED
+    # a conjugated quotient flips the zero signs too, but (3+4i)/(1+2i) = 2.2 - 0.4i becomes 2.2 + 0.4i
+    nonzero = golden_case("Div", {"lhs": np.complex64([1 + 1j, 3 + 4j]), "rhs": np.complex64([1 + 1j, 1 + 2j])},
+                          np.complex64([1, 2.2 - 0.4j]))
+    assert run_case(nonzero, mutant_backend("complex_div_conjugated")).status == FAILED
+    # real quotients keep their zero signs: -0 / 2 = -0 has no entry to excuse +0
+    assert "complex_zero_sign" not in allowed_table("Div", {"lhs": np.float32([-0.0]), "rhs": np.float32([2])}, {})
+
+
+def test_complex_pow_zero_part_mask_covers_only_zero_parts_of_finite_results() -> None:
+    # i**2 = -1 + 0i, 2**3 = 8 + 0i and (1+i)**2 = 0 + 2i have a zero part; inf**2 has no finite result
+    inputs = {"lhs": np.complex64([1j, 2, 1 + 1j, np.inf]), "rhs": np.complex64([2, 3, 2, 2])}
+    assert allowed_table("Pow", inputs, {})["complex_zero_sign"].mask.tolist() == [True, True, True, False]
+    # the golden i**2 = -1 + 0i, answered -1 - 0i (IREE's value): allowed, and reported as the other outcome
+    golden = golden_case("Pow", {"lhs": np.complex64([1j]), "rhs": np.complex64([2])}, np.complex64([-1]))
+
+    class NegativeZeroImaginary:
+        name = "negative_zero_imaginary"
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            return [np.complex64([complex(-1, -0.0)])]
+    result = run_case(golden, NegativeZeroImaginary())
+    assert result.status == IMPL_DEFINED and "complex_zero_sign" in result.message

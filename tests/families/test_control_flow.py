@@ -14,7 +14,6 @@ import specs
 from backend import Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, SpecError, UnsupportedError
 from backend.runtime.walker import MAX_NESTED_CALLS
-from conformance.build import computation_from_description
 
 BACKENDS = ["reference", "jax"]
 S32 = Shape.array_shape(np.int32, ())
@@ -170,19 +169,6 @@ def test_call_and_composite_call_take_the_builder_first_form(backend):
     np.testing.assert_array_equal(out[1], [5, -6])
     text = b.build().as_hlo_text()
     assert "composite-call()" in text and "name=my.const" in text and "version=3" in text
-
-
-def test_described_computations_are_strict():
-    shape = [Shape.array_shape(np.int32, ())]
-    comp = computation_from_description({"params": ["s32[]"], "ops": [
-        {"op": "Constant", "args": [{"s32[]": 2}], "name": "two"}, {"op": "Mul", "args": ["p0", "two"]}]}, shape)
-    assert get_backend("reference").execute(comp, [np.int32(21)])[0] == 42
-    with pytest.raises(ValueError, match="unknown keys"):
-        computation_from_description({"params": [], "ops": [], "root": "x"}, shape)
-    with pytest.raises(ValueError, match="not a parameter"):
-        computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "args": ["q"]}]}, shape)
-    with pytest.raises(ValueError, match="a step is"):
-        computation_from_description({"params": ["s32[]"], "ops": [{"op": "Neg", "operand": "p0"}]}, shape)
 
 
 CALL_SPEC = """\

@@ -3,7 +3,8 @@
 Results are checked by their defining identities (with NumPy's own solvers as the independent
 check where a result is unique), batched and complex; every TriangularSolve flag combination;
 the identity predicates are shown to reject wrong factors; the spec's hand-worked goldens
-satisfy the identities.
+satisfy the identities. QrDecomposition and ProductOfElementaryHouseholderReflectors (xla_client's Householder
+form) are checked against SciPy's LAPACK wrappers (an independent geqrf / orgqr).
 """
 
 from __future__ import annotations
@@ -13,18 +14,30 @@ from typing import Any
 
 import numpy as np
 import pytest
+import scipy.linalg
+from scipy.linalg import lapack
 
 import specs
-from backend import Shape, TriangularSolveOptions_Transpose, XlaBuilder, dtype_to_etype, get_backend, ops
+from backend import (
+    PrimitiveType,
+    Shape,
+    TriangularSolveOptions_Transpose,
+    XlaBuilder,
+    dtype_to_etype,
+    get_backend,
+    ops,
+)
 from backend.errors import OpError
 from backend.reference.decompositions import eigh_holds, lu_holds, qr_holds, svd_holds
 from conformance.values import MATRIX_STRUCTURES
 from specs.field_types import MATRIX_STRUCTURES as STRUCTURE_NAMES
+from tests.support.running import run_built
 
 BACKENDS = ("reference", "jax")
 TYPES = (np.float32, np.float64, np.complex64, np.complex128)
 IDENTITY_TYPES = (np.float32, np.complex128)  # f64 and c64: the conformance suite's generated cases
 Transpose = TriangularSolveOptions_Transpose
+F32 = PrimitiveType.F32
 
 
 def run(backend: str, op: str, arrays: list[np.ndarray], **attrs: Any) -> Any:
@@ -296,3 +309,35 @@ def test_non_finite_input_keeps_the_structure_the_op_promises() -> None:
     assert all(m.all() for m in lu_check((junk, np.array([1, 1], np.int32), np.array([1, 0], np.int32))))
     assert not any(m.any() for m in lu_check((junk, np.array([1, 1], np.int32), np.array([0, 1], np.int32))))
     assert not any(m.any() for m in lu_check((junk, np.array([2, 1], np.int32), np.array([1, 0], np.int32))))
+
+
+# -- QrDecomposition and ProductOfElementaryHouseholderReflectors -------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape, dtype", [((5, 3), np.float64), ((3, 5), np.complex128), ((2, 4, 4), np.float32)])
+def test_householder_form_matches_lapack(backend, shape, dtype):
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, shape).astype(dtype)
+    if np.iscomplexobj(a):
+        a = a + 1j * rng.uniform(-1, 1, shape)
+    packed, taus = run_built(backend, ops.QrDecomposition, a)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    for idx in np.ndindex(*shape[:-2]):
+        (want_packed, want_taus), _ = scipy.linalg.qr(a[idx].astype(np.complex128 if np.iscomplexobj(a)
+                                                                    else np.float64), mode="raw")
+        np.testing.assert_allclose(packed[idx], want_packed, atol=tol)
+        np.testing.assert_allclose(taus[idx], want_taus, atol=tol)
+        if shape[-2] >= shape[-1]:
+            (q,) = run_built(backend, ops.ProductOfElementaryHouseholderReflectors, packed[idx], taus[idx])
+            orgqr = lapack.zungqr if np.iscomplexobj(a) else lapack.dorgqr
+            np.testing.assert_allclose(q, orgqr(want_packed, want_taus)[0], atol=tol)
+            np.testing.assert_allclose(q @ np.triu(packed[idx])[: shape[-1]], a[idx], atol=10 * tol)
+
+
+def test_product_errors_name_the_constraint():
+    b = XlaBuilder("e")
+    a = ops.Parameter(b, 0, Shape.array_shape(F32, (2, 3)), "a")
+    taus = ops.Parameter(b, 1, Shape.array_shape(F32, (2,)), "taus")
+    with pytest.raises(OpError) as e:
+        ops.ProductOfElementaryHouseholderReflectors(a, taus)
+    assert e.value.constraint == "C4" and e.value.arg == "a"

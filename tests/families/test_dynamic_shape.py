@@ -1,13 +1,13 @@
-"""Bounded dynamic dimensions: the Shape API, printing and parsing, shape inference, the reference
-with runtime sizes (the operation-semantics document's SetDimensionSize example), and the jax
-backend's refusal. Expected values are worked out by hand."""
+"""Bounded dynamic dimensions through the ops: shape inference (their dynamism carried through any op), the
+reference with runtime sizes (the operation-semantics document's SetDimensionSize example), and the jax
+backend's refusal. Expected values are worked out by hand. (The Shape API of dynamic dimensions, printing and
+parsing: tests/test_shapes_layout.py.)"""
 
 import numpy as np
 import pytest
 
 from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.errors import RuntimeSizeError
-from specs.loader import parse_shape
 
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 
@@ -24,57 +24,6 @@ def _scalar_computation(op):
 
 def _reduce_all(x, init, op):
     return ops.Reduce([x], [ops.Constant(x.builder, np.float32(init))], _scalar_computation(op), [0])
-
-
-# -- the Shape API -------------------------------------------------------------------------------
-def test_dynamic_dimensions_api():
-    s = _dyn((5, 3), [True, False])
-    assert s.is_dynamic_dimension(0) and not s.is_dynamic_dimension(1)
-    assert s.dynamic_dimensions() == (True, False)
-    assert not s.is_static() and s.is_dynamic()
-    assert s.dimensions() == (5, 3)  # the bound
-    assert Shape.array_shape(F32, (5, 3)).is_static()
-    assert Shape.array_shape(F32, (5, 3)).dynamic_dimensions() == (False, False)
-    assert Shape.tuple_shape([Shape.scalar_shape(F32), s]).is_static() is False
-
-
-def test_printing_as_xla_does():
-    assert str(_dyn((5, 3), [True, False])) == "f32[<=5,3]"
-    assert _dyn((5, 3), [True, False]).to_string() == "f32[<=5,3]{1,0}"
-    assert str(_dyn((2, 4), [False, True], S32)) == "s32[2,<=4]"
-    assert str(Shape.tuple_shape([_dyn((5,), [True])])) == "(f32[<=5])"
-
-
-def test_equality_includes_dynamism():
-    assert _dyn((5, 3), [True, False]) == _dyn((5, 3), [True, False])
-    assert _dyn((5, 3), [True, False]) != Shape.array_shape(F32, (5, 3))
-    assert _dyn((5, 3), [True, False]) != _dyn((5, 3), [False, True])
-    assert len({_dyn((5,), [True]), Shape.array_shape(F32, (5,))}) == 2
-
-
-def test_invalid_dynamic_dimensions():
-    with pytest.raises(ValueError, match="one entry per dimension"):
-        Shape.array_shape(F32, (5, 3), dynamic_dimensions=[True])
-    with pytest.raises(ValueError, match="sequence of bools"):
-        Shape.array_shape(F32, (5,), dynamic_dimensions=[1])
-    with pytest.raises(ValueError, match="out of range"):
-        _dyn((5,), [True]).is_dynamic_dimension(1)
-
-
-def test_builder_reads_dynamic_shape_text_and_turns_a_bad_one_into_op_error():
-    b = XlaBuilder("text")
-    assert ops.Parameter(b, 0, "f32[<=5,3]", "x").shape() == _dyn((5, 3), [True, False])
-    with pytest.raises(OpError, match="not a shape"):
-        ops.Parameter(b, 1, "f32[<5,3]", "y")
-
-
-def test_parse_shape():
-    assert parse_shape("f32[<=5,3]") == _dyn((5, 3), [True, False])
-    assert parse_shape("s32[2, <=4]") == _dyn((2, 4), [False, True], S32)
-    assert parse_shape("f32[5,3]").is_static()
-    for bad in ("f32[<5]", "f32[<=]", "f32[=3]", "f32[>=3]"):
-        with pytest.raises(ValueError, match="not a shape"):
-            parse_shape(bad)
 
 
 # -- shape inference -------------------------------------------------------------------------------

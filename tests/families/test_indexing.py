@@ -7,24 +7,21 @@ import numpy as np
 import pytest
 
 import specs
-from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from backend import PrimitiveType, XlaBuilder, get_backend, ops
 from backend.errors import OpError, UnsupportedError
 from backend.pallas_backend import PALLAS_LOWERINGS
 from conformance import cases_for, run_cases
 from conformance.runner import PASSED
+from tests.support.running import array_parameter
 
 ROWS = {"update_window_dims": (), "inserted_window_dims": (0,), "scatter_dims_to_operand_dims": (0,),
         "index_vector_dim": 1}
 
 
-def _param(b, n, etype, dims):
-    return ops.Parameter(b, n, Shape.array_shape(etype, dims), f"p{n}")
-
-
 def _binary(op_name, etype=PrimitiveType.F32, root=None):
     """op(p0, p1) of scalars; ``root="second"`` returns p1 (a "replace" computation)."""
     b = XlaBuilder(op_name.lower())
-    x, y = _param(b, 0, etype, ()), _param(b, 1, etype, ())
+    x, y = array_parameter(b, 0, etype, ()), array_parameter(b, 1, etype, ())
     if root == "second":
         return b.build(y)
     getattr(ops, op_name)(x, y)
@@ -33,9 +30,9 @@ def _binary(op_name, etype=PrimitiveType.F32, root=None):
 
 def _scatter(computation, n_updates=4, etype=PrimitiveType.F32, dn=None, **kw):
     b = XlaBuilder("scatter")
-    operand = _param(b, 0, etype, (4,))
-    indices = _param(b, 1, PrimitiveType.S32, (n_updates,))
-    updates = _param(b, 2, etype, (n_updates,))
+    operand = array_parameter(b, 0, etype, (4,))
+    indices = array_parameter(b, 1, PrimitiveType.S32, (n_updates,))
+    updates = array_parameter(b, 2, etype, (n_updates,))
     ops.Scatter([operand], indices, [updates], computation, dn or ROWS, **kw)
     return b.build()
 
@@ -43,8 +40,8 @@ def _scatter(computation, n_updates=4, etype=PrimitiveType.F32, dn=None, **kw):
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_gather_rows_clamped(backend):
     b = XlaBuilder("gather")
-    operand = _param(b, 0, PrimitiveType.S32, (3, 2))
-    indices = _param(b, 1, PrimitiveType.S32, (3,))
+    operand = array_parameter(b, 0, PrimitiveType.S32, (3, 2))
+    indices = array_parameter(b, 1, PrimitiveType.S32, (3,))
     dn = {"offset_dims": (1,), "collapsed_slice_dims": (0,), "start_index_map": (0,), "index_vector_dim": 1}
     ops.Gather(operand, indices, dn, (1, 2))
     x = np.array([[1, 2], [3, 4], [5, 6]], np.int32)
@@ -71,16 +68,16 @@ def test_scatter_general_computation_keeps_argument_order(backend):
 def _pair_computation():
     """(a0, a1, u0, u1) -> (a0 + u0, max(a1, u1))."""
     b = XlaBuilder("pair")
-    a0, a1, u0, u1 = (_param(b, i, PrimitiveType.S32, ()) for i in range(4))
+    a0, a1, u0, u1 = (array_parameter(b, i, PrimitiveType.S32, ()) for i in range(4))
     ops.Tuple(b, [ops.Add(a0, u0), ops.Max(a1, u1)])
     return b.build()
 
 
 def _variadic_scatter(computation: Any) -> Any:
     b = XlaBuilder("variadic")
-    x0, x1 = _param(b, 0, PrimitiveType.S32, (3,)), _param(b, 1, PrimitiveType.S32, (3,))
-    idx = _param(b, 2, PrimitiveType.S32, (2,))
-    u0, u1 = _param(b, 3, PrimitiveType.S32, (2,)), _param(b, 4, PrimitiveType.S32, (2,))
+    x0, x1 = array_parameter(b, 0, PrimitiveType.S32, (3,)), array_parameter(b, 1, PrimitiveType.S32, (3,))
+    idx = array_parameter(b, 2, PrimitiveType.S32, (2,))
+    u0, u1 = array_parameter(b, 3, PrimitiveType.S32, (2,)), array_parameter(b, 4, PrimitiveType.S32, (2,))
     ops.Scatter([x0, x1], idx, [u0, u1], computation, ROWS)
     return b.build()
 
@@ -99,7 +96,7 @@ def test_variadic_scatter(backend: str) -> None:
 
 def test_variadic_scatter_mixing_operands_unsupported_on_jax() -> None:
     b = XlaBuilder("mixing")
-    a0, a1, u0, u1 = (_param(b, i, PrimitiveType.S32, ()) for i in range(4))
+    a0, a1, u0, u1 = (array_parameter(b, i, PrimitiveType.S32, ()) for i in range(4))
     ops.Tuple(b, [ops.Add(a0, u1), ops.Max(a1, u0)])  # result 0 reads operand 1's update: not separable
     comp = _variadic_scatter(b.build())
     out = get_backend("reference").execute(comp, VARIADIC_ARGS)
@@ -124,7 +121,7 @@ def test_scatter_constraint_ids(kwargs, constraint):
 
 def test_gather_collapsed_slice_size_must_be_one():
     b = XlaBuilder("gather")
-    operand, indices = _param(b, 0, PrimitiveType.F32, (3, 3)), _param(b, 1, PrimitiveType.S32, (2, 1))
+    operand, indices = array_parameter(b, 0, PrimitiveType.F32, (3, 3)), array_parameter(b, 1, PrimitiveType.S32, (2, 1))
     dn = {"offset_dims": (1,), "collapsed_slice_dims": (0,), "start_index_map": (0,), "index_vector_dim": 1}
     with pytest.raises(OpError) as info:
         ops.Gather(operand, indices, dn, (2, 3))

@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import specs
 from backend import Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, UnsupportedError
-from docgen.pages import render_index, render_op
+from tests.support.cases import golden_case
 
 BACKENDS = ["reference", "jax"]
 F32 = np.float32
@@ -177,37 +176,22 @@ def test_rng_state_builds_but_does_not_run(backend):
     assert e.value.constraint == "C1"
 
 
-def test_docs_say_which_ops_are_executable():
-    index = render_index(specs.load_all())
-    assert "| [Bitcast](Bitcast.md) | yes |" in index
-    assert "| [RngGetAndUpdateState](RngGetAndUpdateState.md) | **no** |" in index
-    assert "| [Add](Add.md) | yes |" in index
-    page = render_op(specs.get("RngGetAndUpdateState"))
-    assert "*executable:* **no**" in page and "**Not executable:** its value is XLA's internal generator" in page
-
-
-def _golden_case(op: str, inputs: dict, expected, attrs: dict | None = None) -> object:
-    from conformance.cases import GOLDEN, Case
-    return Case(id=f"{op}/golden/test", op=op, kind=GOLDEN, inputs=inputs, attrs=attrs or {}, expected=expected,
-                implementation_defined="context")
-
-
 def test_a_start_context_may_be_any_u32_but_nothing_else_differs():
     """The backend gives context 0: expected 7 is excused (any u32), a wrong copy is not."""
     from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
     jax = get_backend("jax")
     x = np.array([1, 2], np.int32)
-    copy = _golden_case("CopyStart", {"operand": x}, (x, x, np.uint32(7)))
+    copy = golden_case("CopyStart", {"operand": x}, (x, x, np.uint32(7)), tag="context")
     assert run_case(copy, jax).status == IMPL_DEFINED
     assert run_case(copy, jax, profile="xla").status == PASSED
-    wrong = _golden_case("CopyStart", {"operand": x}, (np.array([1, 3], np.int32), x, np.uint32(7)))
+    wrong = golden_case("CopyStart", {"operand": x}, (np.array([1, 3], np.int32), x, np.uint32(7)), tag="context")
     assert run_case(wrong, jax).status == FAILED
     y = np.array([0.5], F32)
-    nested = _golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (y, x), np.uint32(3)),
-                          {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}})
+    nested = golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (y, x), np.uint32(3)),
+                         {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}}, tag="context")
     assert run_case(nested, jax).status == IMPL_DEFINED
-    wrong = _golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (x, y), np.uint32(3)),
-                         {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}})
+    wrong = golden_case("AsyncStart", {"operands": [x, y]}, ((x, y), (x, y), np.uint32(3)),
+                        {"computation": {"op": "Tuple", "params": "operands", "returns": [1, 0]}}, tag="context")
     assert run_case(wrong, jax).status == FAILED
 
 

@@ -1,6 +1,6 @@
 """CollectivePermute, MultiCollectivePermute, CollectiveBroadcast on 1, 2, 4 and 8 devices, and
 Send/Recv/SendDone/RecvDone programs, on the reference and on jax (8 host devices): hand-computed values
-and the execute-time errors."""
+and the execute-time errors. (RecvFromHost and SendToHost: tests/families/test_side_effects.py.)"""
 
 from __future__ import annotations
 
@@ -179,30 +179,3 @@ def test_done_ops_take_their_start_s_context():
     assert (e.value.op, e.value.constraint) == ("RecvDone", "C1")
     assert b.get_shape(ops.RecvDone(r)) == Shape.tuple_shape([F32_2, Shape.token_shape()])
     assert b.get_shape(ops.SendDone(s)) == Shape.token_shape()
-
-
-@pytest.mark.parametrize("name", BACKENDS)
-def test_host_transfers_use_the_execution_infeed_and_outfeed(name):
-    """RecvFromHost takes the next infeed value; SendToHost appends to the outfeed, in program order."""
-    b = XlaBuilder("host")
-    received = ops.RecvFromHost(ops.CreateToken(b), F32_2, types.SimpleNamespace(handle=2, type="HOST_TO_DEVICE"))
-    data, token = ops.GetTupleElement(received, 0), ops.GetTupleElement(received, 1)
-    token = ops.SendToHost(ops.Mul(data, data), token, F32_2, 3)
-    ops.SendToHost(ops.Neg(data), token, F32_2, types.SimpleNamespace(handle=3, type=2))
-    outfeed: list = []
-    get_backend(name).execute(b.build(), [], infeed=[np.array([1.5, -2], np.float32)], outfeed=outfeed)
-    assert [v.tolist() for v in outfeed] == [[2.25, 4], [-1.5, 2]]
-
-
-def test_host_channels_must_have_their_direction():
-    b = XlaBuilder("host")
-    token = ops.CreateToken(b)
-    with pytest.raises(OpError) as e:
-        ops.RecvFromHost(token, F32_2, types.SimpleNamespace(handle=1, type="DEVICE_TO_HOST"))
-    assert (e.value.op, e.value.constraint, e.value.arg) == ("RecvFromHost", "C3", "handle")
-    with pytest.raises(OpError) as e:
-        ops.SendToHost(ops.Parameter(b, 0, F32_2), token, F32_2, types.SimpleNamespace(handle=1, type=3))
-    assert (e.value.op, e.value.constraint, e.value.arg) == ("SendToHost", "C4", "handle")
-    with pytest.raises(OpError) as e:
-        ops.SendToHost(ops.Parameter(b, 1, F32_2), token, F32_2, None)
-    assert e.value.constraint == "C4"

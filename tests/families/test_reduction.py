@@ -1,4 +1,6 @@
-"""Reduce, ReduceWindow and SelectAndScatter: hand-computed values, variadic forms, errors, Pallas."""
+"""Reduce, ReduceWindow and SelectAndScatter: hand-computed values, variadic forms (per-operand element types:
+the seed's argmax), xla_client's call form, errors, Pallas, and ReduceWindow's padding cells with an init value
+that is no identity (an implementation-defined entry narrowed to a closed set)."""
 
 import jax
 import numpy as np
@@ -7,9 +9,12 @@ import pytest
 import specs
 from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from conformance import cases_for, run_cases
-from conformance.runner import FAILED, PASSED
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+from tests.support.cases import allowed_table, golden_case
+from tests.support.computations import scalar_parameters
+from tests.support.running import array_parameter
 
-F32 = PrimitiveType.F32
+F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 BACKENDS = ["reference", "jax"]
 
 
@@ -112,6 +117,42 @@ def test_error_constraints():
     assert _error(lambda: ops.SelectAndScatter(x, add, [1, 1], [1, 1], [[0, 0], [0, 0]], x, init, add)) == "C3"
 
 
+# -- per-operand element types, xla_client's call form -------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_seed_argmax_reduce_over_f32_and_s32(backend):
+    sub, (m, am, v, i) = scalar_parameters("argmax", F32, S32, F32, S32)
+    take = ops.Ge(v, m)
+    ops.Tuple(sub, [ops.Select(take, v, m), ops.Select(take, i, am)])
+    b = XlaBuilder("argmax")
+    values, index = array_parameter(b, 0, F32, (2, 4)), array_parameter(b, 1, S32, (2, 4))
+    ops.Reduce([values, index], [array_parameter(b, 2, F32, ()), array_parameter(b, 3, S32, ())], sub.build(), [1])
+    data = np.array([[3, 8, -1, 2], [0.5, -4, 6, 5]], np.float32)
+    out = get_backend(backend).execute(b.build(), [data, np.tile(np.arange(4, dtype=np.int32), (2, 1)),
+                                                   np.float32(-np.inf), np.int32(-1)])
+    np.testing.assert_array_equal(out[0], [8, 6])
+    np.testing.assert_array_equal(out[1], [1, 2])
+
+
+def test_per_operand_type_variables_pair_position_by_position():
+    b = XlaBuilder("types")
+    f, s = array_parameter(b, 0, F32, (2,)), array_parameter(b, 1, S32, (2,))
+    sub, _ = scalar_parameters("add", F32, F32)
+    with pytest.raises(OpError) as info:
+        ops.Reduce([f, s], [array_parameter(b, 2, S32, ()), array_parameter(b, 3, F32, ())], sub.build(), [0])
+    assert info.value.constraint == "C1" and "init_values[0]" in str(info.value)
+    assert specs.get("Sort").arg("operands").per_operand
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_xla_client_form(backend):
+    sub, (a, c) = scalar_parameters("add", S32, S32)
+    ops.Add(a, c)
+    b = XlaBuilder("reduce")
+    ops.Reduce(b, [array_parameter(b, 0, S32, (2, 3))], [array_parameter(b, 1, S32, ())], sub.build(), [1])
+    out = get_backend(backend).execute(b.build(), [np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.int32(10)])
+    np.testing.assert_array_equal(out[0], [16, 25])
+
+
 @pytest.mark.parametrize("op", ["ReduceWindow", "SelectAndScatter"])
 def test_pallas_backend_golden_and_generated_cases(op):
     cases = [c for c in cases_for(specs.get(op)) if c.kind != "error"]
@@ -143,3 +184,32 @@ def test_builder_computation_lowers_to_a_pallas_kernel(op):
         args.append(jax.ShapeDtypeStruct((4, 64), np.float32))
     text = fn.trace(*args).lower(lowering_platforms=("tpu",)).as_text()
     assert "tpu_custom_call" in text
+
+
+# -- ReduceWindow: an init value that is no identity, over padding ---------------------------------------
+def test_padding_cells_may_hold_the_init_value_and_nothing_else() -> None:
+    # Add from 10, window 3, stride 2, padding (1, 1) over [1, 2, 3, 4, 5]: windows [pad, 1, 2], [2, 3, 4],
+    # [4, 5, pad]; the init once: 13, 19, 19; padding cells holding 10 too: 23, 19, 29
+    inputs = {"operands": [np.int32([1, 2, 3, 4, 5])], "init_values": [np.int32(10)]}
+    attrs = {"computation": {"op": "Add"}, "window_dimensions": [3], "window_strides": [2], "padding": [[1, 1]]}
+    allowed = allowed_table("ReduceWindow", inputs, attrs)["non_identity_init"]
+    assert allowed.mask.tolist() == [True, False, True]
+    assert allowed.outcomes["padded_with_init"].tolist() == [23, 19, 29]
+    case = golden_case("ReduceWindow", inputs, np.int32([13, 19, 19]), attrs, tag="non_identity_init")
+
+    class Answers:
+        name = "answers"
+
+        def __init__(self, value):
+            self.value = value
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            return [np.int32(self.value)]
+    stablehlo = run_case(case, Answers([23, 19, 29]))
+    assert stablehlo.status == IMPL_DEFINED and "padded_with_init" in stablehlo.message
+    assert run_case(case, Answers([23, 19, 29]), profile="xla").status == FAILED
+    assert run_case(case, Answers([23, 29, 29])).status == FAILED  # the middle window touches no padding
+    assert run_case(case, get_backend("jax")).status == PASSED

@@ -1,5 +1,6 @@
 """ScaledDot and RaggedDot: hand-computed values, independent loop implementations on random inputs
-(reference and jax), and the builder's errors for malformed dimension numbers."""
+(reference and jax), the builder's errors for malformed dimension numbers, and RaggedDot's out-of-range group
+sizes (an implementation-defined entry narrowed to a closed set)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from backend.errors import OpError
 from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import shape_from_pyval
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+from tests.support.cases import allowed_table, golden_case
+from tests.support.mutant_backends import mutant_backend
 
 BACKENDS = ("reference", "jax")
 F8, E8M0, F4 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn
@@ -187,3 +191,32 @@ def test_ragged_dimension_numbers_forms_and_malformed_ones() -> None:
     with pytest.raises(OpError) as e:
         _build("RaggedDot", [lhs, rhs, np.array([[2]], np.int32)], ragged_dot_dimension_numbers=(dot, (0,), (0,)))
     assert (e.value.constraint, e.value.arg) == ("C9", "group_sizes")
+
+
+# -- RaggedDot -----------------------------------------------------------------------------------------
+RAGGED = {"ragged_dot_dimension_numbers": [[[[1], [1]], [[], []]], [0], [0]]}
+
+
+def test_ragged_negative_size_is_clamped_or_signed_sums_and_nothing_else() -> None:
+    # rows 1, 2, 3; rhs groups 1, 10, 100; sizes [2, -1, 1]. Clamped (the reference): groups [0,2), [2,2), [2,3):
+    # [1, 2, 300]. Signed sums 2, 1, 2 (jax): groups [0,2), [2,1) empty, [1,2): [1, 2 + 200, 0]
+    inputs = {"lhs": np.float32([[1], [2], [3]]), "rhs": np.float32([[[1]], [[10]], [[100]]]),
+              "group_sizes": np.int32([2, -1, 1])}
+    allowed = allowed_table("RaggedDot", inputs, RAGGED)["group_sizes_out_of_range"]
+    assert allowed.outcomes["signed_cumulative_sums"].tolist() == [[1], [202], [0]]
+    case = golden_case("RaggedDot", inputs, np.float32([[1], [2], [300]]), RAGGED, tag="group_sizes_out_of_range")
+    jax = run_case(case, get_backend("jax"))
+    assert jax.status == IMPL_DEFINED and "chose 'signed_cumulative_sums'" in jax.message
+    assert run_case(case, get_backend("jax"), profile="xla").status == PASSED
+    wrong = run_case(case, mutant_backend("ragged_dot_negative_size_as_abs"))  # sizes [2, 1, 1]: row 2 x 10 = 30
+    assert wrong.status == FAILED and "30" in wrong.message
+
+
+def test_ragged_out_of_range_mask_covers_only_the_batches_with_bad_sizes() -> None:
+    # batch 0 sizes [1, 1] (in range), batch 1 sizes [3, -1] (negative): only batch 1's rows may differ
+    lhs = np.ones((2, 2, 1), np.float32)
+    rhs = np.ones((2, 2, 1, 1), np.float32)
+    inputs = {"lhs": lhs, "rhs": rhs, "group_sizes": np.int32([[1, 1], [3, -1]])}
+    attrs = {"ragged_dot_dimension_numbers": [[[[2], [2]], [[0], [1]]], [1], [0]]}
+    mask = allowed_table("RaggedDot", inputs, attrs)["group_sizes_out_of_range"].mask
+    assert np.asarray(mask)[..., 0].tolist() == [[False, False], [True, True]]

@@ -1,7 +1,9 @@
-"""Tokens, Infeed/Outfeed and CustomCall: programs chaining them, the execution API (infeed=,
-outfeed=, execute_with_io), the custom-call target registry, and errors (hand-computed values)."""
+"""Tokens, Infeed/Outfeed, RecvFromHost/SendToHost and CustomCall: programs chaining them, the execution API
+(infeed=, outfeed=, execute_with_io), the custom-call target registry, and errors (hand-computed values)."""
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 import pytest
@@ -170,6 +172,34 @@ def test_outfeed_layout_may_differ():
     ops.Outfeed(x, Shape.array_shape(np.float32, (2, 3), layout=(0, 1)), "")
     _, outfeed = execute_with_io(get_backend("reference"), b.build(), [])
     np.testing.assert_array_equal(outfeed[0], np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
+# -- host transfers -------------------------------------------------------------------------
+@pytest.mark.parametrize("name", BACKENDS)
+def test_host_transfers_use_the_execution_infeed_and_outfeed(name):
+    """RecvFromHost takes the next infeed value; SendToHost appends to the outfeed, in program order."""
+    b = XlaBuilder("host")
+    received = ops.RecvFromHost(ops.CreateToken(b), F32_2, types.SimpleNamespace(handle=2, type="HOST_TO_DEVICE"))
+    data, token = ops.GetTupleElement(received, 0), ops.GetTupleElement(received, 1)
+    token = ops.SendToHost(ops.Mul(data, data), token, F32_2, 3)
+    ops.SendToHost(ops.Neg(data), token, F32_2, types.SimpleNamespace(handle=3, type=2))
+    outfeed: list = []
+    get_backend(name).execute(b.build(), [], infeed=[np.array([1.5, -2], np.float32)], outfeed=outfeed)
+    assert [v.tolist() for v in outfeed] == [[2.25, 4], [-1.5, 2]]
+
+
+def test_host_channels_must_have_their_direction():
+    b = XlaBuilder("host")
+    token = ops.CreateToken(b)
+    with pytest.raises(OpError) as e:
+        ops.RecvFromHost(token, F32_2, types.SimpleNamespace(handle=1, type="DEVICE_TO_HOST"))
+    assert (e.value.op, e.value.constraint, e.value.arg) == ("RecvFromHost", "C3", "handle")
+    with pytest.raises(OpError) as e:
+        ops.SendToHost(ops.Parameter(b, 0, F32_2), token, F32_2, types.SimpleNamespace(handle=1, type=3))
+    assert (e.value.op, e.value.constraint, e.value.arg) == ("SendToHost", "C4", "handle")
+    with pytest.raises(OpError) as e:
+        ops.SendToHost(ops.Parameter(b, 1, F32_2), token, F32_2, None)
+    assert e.value.constraint == "C4"
 
 
 # -- custom calls ------------------------------------------------------------------------------

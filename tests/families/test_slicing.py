@@ -4,9 +4,10 @@ with each integer index type, constant start indices, and OpErrors for malformed
 import numpy as np
 import pytest
 
-from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from backend import PrimitiveType, XlaBuilder, get_backend, ops
 from backend.errors import OpError
 from backend.hlo.etypes import dtype_to_etype
+from tests.support.running import array_parameter
 
 BACKENDS = ["reference", "jax", "pallas"]
 B = np.arange(12, dtype=np.float32).reshape(4, 3)  # the document's b: rows {0,1,2}, {3,4,5}, {6,7,8}, {9,10,11}
@@ -23,10 +24,6 @@ CLAMPS = [
 ]
 
 
-def _param(b, n, etype, dims, name=None):
-    return ops.Parameter(b, n, Shape.array_shape(etype, dims), name or f"p{n}")
-
-
 def _run(backend, builder, args):
     return get_backend(backend).execute(builder.build(), args)[0]
 
@@ -34,7 +31,7 @@ def _run(backend, builder, args):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_slice_strides_default_and_given(backend):
     b = XlaBuilder("slice")
-    x = _param(b, 0, PrimitiveType.F32, (4, 3))
+    x = array_parameter(b, 0, PrimitiveType.F32, (4, 3))
     ops.Tuple(b, [ops.Slice(x, (2, 1), (4, 3)),                         # the document's call, strides omitted
                   ops.Slice(x, [0, 0], [4, 3], [3, 2]),                  # the former xla_client call form
                   ops.Slice(operand=x, start_indices=(1, 2), limit_indices=(1, 3), strides=None)])
@@ -47,7 +44,7 @@ def test_slice_strides_default_and_given(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_slice_in_dim_columns(backend):
     b = XlaBuilder("slice_in_dim")
-    ops.SliceInDim(_param(b, 0, PrimitiveType.F32, (4, 3)), 1, 3, 1, 1)
+    ops.SliceInDim(array_parameter(b, 0, PrimitiveType.F32, (4, 3)), 1, 3, 1, 1)
     np.testing.assert_array_equal(_run(backend, b, [B]), [[1, 2], [4, 5], [7, 8], [10, 11]])
 
 
@@ -55,7 +52,7 @@ def _index_parameters(b, first):
     """Two scalar start-index parameters per CLAMPS entry, numbered from ``first``, and their values."""
     params, values = [], []
     for k, (dtype, starts, _) in enumerate(CLAMPS):
-        params.append([_param(b, first + 2 * k + j, dtype_to_etype(dtype), ()) for j in range(2)])
+        params.append([array_parameter(b, first + 2 * k + j, dtype_to_etype(dtype), ()) for j in range(2)])
         values += [np.array(v, dtype) for v in starts]
     return params, values
 
@@ -63,7 +60,7 @@ def _index_parameters(b, first):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_dynamic_slice_clamps_each_index_type(backend):
     b = XlaBuilder("dynamic_slice")
-    x = _param(b, 0, PrimitiveType.F32, (4, 3))
+    x = array_parameter(b, 0, PrimitiveType.F32, (4, 3))
     indices, values = _index_parameters(b, 1)
     ops.Tuple(b, [ops.DynamicSlice(x, pair, (2, 2)) for pair in indices])
     outs = get_backend(backend).execute(b.build(), [B, *values])
@@ -74,8 +71,8 @@ def test_dynamic_slice_clamps_each_index_type(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_dynamic_update_slice_clamps_each_index_type(backend):
     b = XlaBuilder("dynamic_update_slice")
-    x = _param(b, 0, PrimitiveType.F32, (4, 3))
-    u = _param(b, 1, PrimitiveType.F32, (2, 2))
+    x = array_parameter(b, 0, PrimitiveType.F32, (4, 3))
+    u = array_parameter(b, 1, PrimitiveType.F32, (2, 2))
     indices, values = _index_parameters(b, 2)
     ops.Tuple(b, [ops.DynamicUpdateSlice(x, u, pair) for pair in indices])
     outs = get_backend(backend).execute(b.build(), [B, -np.ones((2, 2), np.float32), *values])
@@ -101,11 +98,11 @@ def test_constant_start_indices_clamp_like_parameters(backend):
 
 def _operand(etype=PrimitiveType.F32, dims=(4, 3)):
     b = XlaBuilder("bad")
-    return b, _param(b, 0, etype, dims)
+    return b, array_parameter(b, 0, etype, dims)
 
 
 def _index(b, n, etype=PrimitiveType.S32):
-    return _param(b, n, etype, ())
+    return array_parameter(b, n, etype, ())
 
 
 MALFORMED = {
@@ -140,7 +137,7 @@ def _dynamic_slice(sizes, n_indices=2, index_type=PrimitiveType.S32):
 
 def _dynamic_update_slice(update_dims, update_type=PrimitiveType.F32):
     b, x = _operand()
-    u = _param(b, 1, update_type, update_dims)
+    u = array_parameter(b, 1, update_type, update_dims)
     return ops.DynamicUpdateSlice(x, u, [_index(b, 2), _index(b, 3)])
 
 
@@ -155,7 +152,7 @@ def test_bad_arguments_raise_op_error_naming_the_constraint(name):
 def test_start_indices_as_one_array_is_an_op_error():
     b, x = _operand()
     with pytest.raises(OpError, match="start_indices"):
-        ops.DynamicSlice(x, _param(b, 1, PrimitiveType.S32, (2,)), (1, 1))
+        ops.DynamicSlice(x, array_parameter(b, 1, PrimitiveType.S32, (2,)), (1, 1))
 
 
 def test_result_shapes():

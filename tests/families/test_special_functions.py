@@ -1,6 +1,7 @@
 """XLA's math-library special functions, written the way xla_client's tests were: builder first,
 ``ops.Lgamma(ops.Constant(c, ...))``, run on the reference and on jax, and checked against mpmath
-at 50 digits computed here (an independent source: the reference evaluates with SciPy)."""
+at 50 digits computed here (an independent source: the reference evaluates with SciPy); Zeta below the series'
+domain (an implementation-defined entry narrowed to a closed set)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from backend import ops
 from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.builder import XlaBuilder
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+from tests.support.cases import allowed_table, golden_case
+from tests.support.mutant_backends import mutant_backend
 
 inf, nan = np.inf, np.nan
 
@@ -161,3 +165,22 @@ def test_invalid_operands_name_the_constraint(build: Callable[[XlaBuilder], Any]
     assert e.value.constraint == constraint
     if arg is not None:
         assert e.value.arg == arg
+
+
+# -- Zeta: x < 1 ---------------------------------------------------------------------------------------
+# x = 0.5: NaN; x = -2 and x = 0 (even integers) at the pole q = -1: +inf; x = -3 (odd) at q = 0: NaN
+ZETA = golden_case("Zeta", {"x": np.float32([0.5, -2, 0, -3]), "q": np.float32([1, -1, -1, 0])},
+                   np.float32([nan, inf, inf, nan]), tag="outside_series_domain")
+
+
+def test_zeta_below_one_is_the_pole_rule_or_nan_and_nothing_else() -> None:
+    table = allowed_table("Zeta", ZETA.inputs, {})
+    allowed = table["outside_series_domain"]
+    assert set(allowed.outcomes) == {"nan"} and allowed.mask.tolist() == [True] * 4
+    assert np.isnan(allowed.outcomes["nan"]).all()
+    assert run_case(ZETA, get_backend("jax")).status == PASSED
+    cephes = run_case(ZETA, mutant_backend("zeta_nan_below_one"))  # NaN at the two poles: the other outcome
+    assert cephes.status == IMPL_DEFINED and "chose 'nan'" in cephes.message and "2 element(s)" in cephes.message
+    assert run_case(ZETA, mutant_backend("zeta_nan_below_one"), profile="xla").status == FAILED
+    continued = run_case(ZETA, mutant_backend("zeta_continues_below_one"))  # zeta(0.5, 1) as 1/2 - 1 = -0.5
+    assert continued.status == FAILED and "-0.5" in continued.message

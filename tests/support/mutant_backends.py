@@ -53,6 +53,11 @@ class Mutant:
 MUTANTS: list[Mutant] = []
 
 
+def mutant_backend(name: str) -> Any:
+    """The backend of the mutant called ``name``."""
+    return next(m for m in MUTANTS if m.name == name).backend()
+
+
 def base(op: str) -> Callable[..., Any]:
     return LOWERINGS.get(op)
 

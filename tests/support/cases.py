@@ -1,0 +1,23 @@
+"""Hand-made conformance cases and the outcomes the reference allows for them, for the tests of an op's
+implementation-defined entries (how the suite judges a backend's answer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import specs
+from conformance.build import build_case
+from conformance.cases import GOLDEN, Case
+from conformance.outcomes import allowed_outcomes
+
+
+def golden_case(op: str, inputs: dict, expected: Any, attrs: dict | None = None, tag: str | None = None) -> Case:
+    """A golden case ``<op>/golden/test``; ``tag`` names the implementation-defined entry it exercises."""
+    return Case(id=f"{op}/golden/test", op=op, kind=GOLDEN, inputs=inputs, attrs=attrs or {}, expected=expected,
+                implementation_defined=tag)
+
+
+def allowed_table(op: str, inputs: dict, attrs: dict) -> dict:
+    """The implementation-defined entries the reference allows for ``op`` on these inputs, by name."""
+    comp, args = build_case(specs.get(op), inputs, attrs)
+    return allowed_outcomes(specs.get(op), comp, args)
