@@ -4,29 +4,24 @@ illegal cases as errors."""
 import numpy as np
 import pytest
 
-from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from backend import OpError, PrimitiveType, Shape, XlaBuilder, ops
 from backend.hlo.broadcasting import BroadcastError, binary_result_dims
+from tests.support.running import run_op
 
 BACKENDS = ["reference", "jax"]
 
 
-def _add(lhs, rhs, dims=(), backend="reference"):
-    b = XlaBuilder("add")
-    x = ops.Parameter(b, 0, Shape.array_shape(lhs.dtype, lhs.shape), "x")
-    y = ops.Parameter(b, 1, Shape.array_shape(rhs.dtype, rhs.shape), "y")
-    ops.Add(x, y, broadcast_dimensions=dims)
-    return get_backend(backend).execute(b.build(), [lhs, rhs])[0]
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_matrix_plus_vector(backend):
-    out = _add(np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.array([7, 8, 9], np.int32), (1,), backend)
+    out = run_op(backend, "Add", np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.array([7, 8, 9], np.int32),
+                 broadcast_dimensions=(1,))
     np.testing.assert_array_equal(out, [[8, 10, 12], [11, 13, 15]])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_scalar(backend):
-    out = _add(np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.array(7, np.int32), (), backend)
+    out = run_op(backend, "Add", np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.array(7, np.int32),
+                 broadcast_dimensions=())
     np.testing.assert_array_equal(out, [[8, 9, 10], [11, 12, 13]])
 
 
@@ -34,19 +29,20 @@ def test_scalar(backend):
 def test_3x3_both_ways(backend):
     zero = np.zeros((3, 3), np.int32)
     v = np.array([7, 8, 9], np.int32)
-    np.testing.assert_array_equal(_add(zero, v, (1,), backend), [[7, 8, 9]] * 3)
-    np.testing.assert_array_equal(_add(zero, v, (0,), backend), [[7, 7, 7], [8, 8, 8], [9, 9, 9]])
+    np.testing.assert_array_equal(run_op(backend, "Add", zero, v, broadcast_dimensions=(1,)), [[7, 8, 9]] * 3)
+    np.testing.assert_array_equal(run_op(backend, "Add", zero, v, broadcast_dimensions=(0,)),
+                                  [[7, 7, 7], [8, 8, 8], [9, 9, 9]])
 
 
 def test_2x3_with_dimension_0_is_invalid():
     with pytest.raises(OpError) as e:
-        _add(np.zeros((2, 3), np.float32), np.zeros(3, np.float32), (0,))
+        run_op("reference", "Add", np.zeros((2, 3), np.float32), np.zeros(3, np.float32), broadcast_dimensions=(0,))
     assert e.value.constraint == "C4" and e.value.op == "Add"
 
 
 def test_rank_mismatch_requires_dimensions():
     with pytest.raises(OpError) as e:
-        _add(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
+        run_op("reference", "Add", np.zeros((2, 3), np.float32), np.zeros(3, np.float32), broadcast_dimensions=())
     assert e.value.constraint == "C2"
 
 
@@ -55,7 +51,7 @@ def test_cuboid_and_matrix(backend):
     # a 2x3x4 cuboid and a 3x4 matrix with broadcasting tuple (1, 2)
     cube = np.zeros((2, 3, 4), np.int32)
     m = np.arange(12, dtype=np.int32).reshape(3, 4)
-    out = _add(cube, m, (1, 2), backend)
+    out = run_op(backend, "Add", cube, m, broadcast_dimensions=(1, 2))
     np.testing.assert_array_equal(out, [m, m])
 
 
@@ -88,13 +84,15 @@ def test_incompatible_degenerate():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_outer_operation(backend):
-    out = _add(np.array([[1], [2]], np.int32), np.array([[10, 20, 30]], np.int32), (), backend)
+    out = run_op(backend, "Add", np.array([[1], [2]], np.int32), np.array([[10, 20, 30]], np.int32),
+                 broadcast_dimensions=())
     np.testing.assert_array_equal(out, [[11, 21, 31], [12, 22, 32]])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_composition_vector_and_1x2(backend):
-    out = _add(np.array([1, 2, 3, 4], np.int32), np.array([[5, 6]], np.int32), (0,), backend)
+    out = run_op(backend, "Add", np.array([1, 2, 3, 4], np.int32), np.array([[5, 6]], np.int32),
+                 broadcast_dimensions=(0,))
     np.testing.assert_array_equal(out, [[6, 7], [7, 8], [8, 9], [9, 10]])
 
 
@@ -103,7 +101,7 @@ def test_composition_1x2_and_4x3x1(backend):
     # a 1x2 matrix added to a 4x3x1 array with broadcast dimensions (1, 2) gives 4x3x2
     big = np.arange(12, dtype=np.int32).reshape(4, 3, 1) * 10
     small = np.array([[1, 2]], np.int32)
-    out = _add(big, small, (1, 2), backend)
+    out = run_op(backend, "Add", big, small, broadcast_dimensions=(1, 2))
     assert out.shape == (4, 3, 2)
     expected = np.array([[[10 * (3 * i + j) + k for k in (1, 2)] for j in range(3)] for i in range(4)])
     np.testing.assert_array_equal(out, expected)

@@ -26,7 +26,8 @@ def test_failures_show_a_reproduction():
 
 
 def test_a_crashing_case_fails_alone():
-    proc = _pytest("--conformance-backend", "tests.support.misbehaving_backends:ABORTS", "--conformance-ops", "Neg", "-k", "golden")
+    proc = _pytest("--conformance-backend", "tests.support.misbehaving_backends:ABORTS", "--conformance-ops", "Neg",
+                   "-k", "golden")
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert "crashed: the worker process killed by signal SIGABRT" in proc.stdout
     assert "1 failed, 5 passed" in proc.stdout or "2 failed, 10 passed" in proc.stdout, proc.stdout[-2000:]

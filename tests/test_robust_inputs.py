@@ -32,6 +32,7 @@ from backend import (
     ops,
 )
 from conformance.build import build_case
+from tests.support.computations import binary_computation
 
 JUNK = [None, "x", "", 1.5, -1, 0, 7, 10**30, True, float("nan"), float("inf"), [], [[]], [None], ["x"], [1.5],
         [-1], [0, 0], [99], [[0, 1], [1]], [[1, 2, 3]], (1, "a"), {"bogus": 1}, {}, object(), b"bytes",
@@ -102,10 +103,7 @@ def test_malformed_attribute_is_an_op_error(spec, example, arg_name):
 
 
 def _add_computation():
-    b = XlaBuilder("add")
-    s = Shape.array_shape(PrimitiveType.F32, [2])
-    ops.Add(ops.Parameter(b, 0, s), ops.Parameter(b, 1, s))
-    return b.build()
+    return binary_computation(ops.Add, Shape.array_shape(PrimitiveType.F32, [2]), "add")  # the op of the errors: "add"
 
 
 BACKENDS = ["reference", "jax", "pallas"]

@@ -25,7 +25,8 @@ RUN = ["run", "--ops", "Add,Neg", "--kinds", "golden"]
 
 def _run_cli(capsys, tmp_path, backend, *extra):
     report = tmp_path / "r.json"
-    code = cli.main([*RUN, "--backend", f"tests.support.misbehaving_backends:{backend}", "--report", str(report), *extra])
+    code = cli.main([*RUN, "--backend", f"tests.support.misbehaving_backends:{backend}", "--report", str(report),
+                     *extra])
     out = capsys.readouterr().out
     cases = {c["id"]: c for c in json.loads(report.read_text())["cases"]}
     return code, out, cases
@@ -126,8 +127,9 @@ def test_resume_refuses_another_backends_results(capsys, tmp_path):
 
 def test_the_command_line_survives_an_abort(tmp_path):
     junit, md, report = tmp_path / "r.xml", tmp_path / "r.md", tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance", *RUN, "--backend", "tests.support.misbehaving_backends:ABORTS",
-                           "-j", "2", "--junit", str(junit), "--markdown", str(md), "--report", str(report)],
+    proc = subprocess.run([sys.executable, "-m", "conformance", *RUN, "--backend",
+                           "tests.support.misbehaving_backends:ABORTS", "-j", "2", "--junit", str(junit), "--markdown",
+                           str(md), "--report", str(report)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "crashed" in proc.stdout and f"CRASHED {TARGET}" in proc.stdout

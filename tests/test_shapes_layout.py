@@ -90,7 +90,7 @@ def _dyn(dims, dynamic, etype=F32):
     return Shape.array_shape(etype, dims, dynamic_dimensions=dynamic)
 
 
-# -- bounded dynamic dimensions: the Shape API, printing and parsing -------------------------------------------------------------------------------
+# -- bounded dynamic dimensions: the Shape API, printing and parsing ----------------------------------------
 def test_dynamic_dimensions_api():
     s = _dyn((5, 3), [True, False])
     assert s.is_dynamic_dimension(0) and not s.is_dynamic_dimension(1)

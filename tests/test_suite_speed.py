@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import specs
-from backend import OpError, XlaBuilder, get_backend, ops
-from backend.hlo.shape import Shape
+from backend import OpError, get_backend
 from backend.jax_backend.executor import JaxBackend
 from conformance import compile_cache
 from conformance.generate import cases_for
 from conformance.progress import RunProgress, duration_text
 from conformance.runner import FAILED, PASSED, Result, run_cases
 from tests.support.mutant_backends import MUTANTS
+from tests.support.running import op_computation
 
 
 def _cases(*names, keep=4):
@@ -52,15 +52,9 @@ def test_a_failure_in_a_batch_is_the_failure_of_the_case_alone():
     assert _fields(batched) == _fields(alone)
 
 
-def _negate(etype, dims):
-    b = XlaBuilder("neg")
-    ops.Neg(ops.Parameter(b, 0, Shape.array_shape(etype, dims), "x"))
-    return b.build()
-
-
 def test_execute_batch_runs_each_item_as_execute_does():
     backend = get_backend("jax")
-    f32, s64 = _negate("f32", (3,)), _negate("s64", ())  # one 32-bit and one 64-bit program
+    f32, s64 = op_computation("Neg", "f32[3]"), op_computation("Neg", "s64[]")  # one 32-bit and one 64-bit program
     items = [(f32, [np.array([1, -2, 3], np.float32)]), (s64, [np.int64(-2**40)]),
              (f32, [np.array([0.5, 0, -0.0], np.float32)]), (f32, [np.zeros(2, np.float32)])]
     results = backend.execute_batch(items)
@@ -75,7 +69,7 @@ def test_a_backend_overriding_execute_runs_each_item_through_it():
         def execute(self, computation, arguments, replicas=1, **kwargs):
             return [2 * x for x in super().execute(computation, arguments, replicas, **kwargs)]
 
-    comp = _negate("f32", ())
+    comp = op_computation("Neg", "f32[]")
     assert [r[0] for r in Doubling().execute_batch([(comp, [np.float32(1)]), (comp, [np.float32(2)])])] == [-2, -4]
 
 

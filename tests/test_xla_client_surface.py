@@ -15,15 +15,10 @@ from backend.completeness import load_checked
 from backend.errors import SpecError
 from docgen import porting_table as xla_client_surface
 from specs import loader
+from tests.support.computations import binary_computation
 
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 BACKENDS = ["reference", "jax"]
-
-
-def _computation(name, op, etype=F32):
-    c = XlaBuilder(name)
-    op(ops.Parameter(c, 0, Shape.scalar_shape(etype)), ops.Parameter(c, 1, Shape.scalar_shape(etype)))
-    return c.build()
 
 
 def _run(backend, c, *args, root=None):
@@ -39,7 +34,7 @@ def _f32(values):
 def test_reduce_builder_first(backend):
     c = XlaBuilder("reduce")
     x = ops.Constant(c, _f32([[1, 2, 3], [4, 5, 6]]))
-    ops.Reduce(c, [x], [ops.Constant(c, np.float32(0))], _computation("add", ops.Add), [0])
+    ops.Reduce(c, [x], [ops.Constant(c, np.float32(0))], binary_computation(ops.Add), [0])
     np.testing.assert_array_equal(_run(backend, c)[0], [5, 7, 9])  # column sums
 
 
@@ -47,7 +42,7 @@ def test_reduce_builder_first(backend):
 def test_call_tuple_and_get_tuple_element_builder_first(backend):
     c = XlaBuilder("call")
     a, b = ops.Constant(c, _f32([1, 2])), ops.Constant(c, _f32([10, 20]))
-    s = ops.Call(c, _computation("add", ops.Add, F32), [ops.Constant(c, np.float32(3)), ops.Constant(c, np.float32(4))])
+    s = ops.Call(c, binary_computation(ops.Add, F32), [ops.Constant(c, np.float32(3)), ops.Constant(c, np.float32(4))])
     t = ops.Tuple(c, [a, b, s])
     ops.Add(ops.GetTupleElement(t, 1), ops.GetTupleElement(t, 2))
     np.testing.assert_array_equal(_run(backend, c)[0], [17, 27])  # [10, 20] + (3 + 4)
@@ -99,7 +94,7 @@ def test_reduce_window_with_general_padding_same(backend):
     x = ops.Constant(c, _f32([1, 2, 3, 4, 5]))
     pads = xla_client.window_padding_type_to_pad_values(xla_client.PaddingType.SAME, [5], [2], [2])
     assert pads == [(0, 1)]   # 3 windows need 6 elements: the one extra goes high
-    ops.ReduceWindowWithGeneralPadding(x, ops.Constant(c, np.float32(0)), _computation("add", ops.Add), [2], [2],
+    ops.ReduceWindowWithGeneralPadding(x, ops.Constant(c, np.float32(0)), binary_computation(ops.Add), [2], [2],
                                        [1], [1], pads)
     np.testing.assert_array_equal(_run(backend, c)[0], [3, 7, 5])   # [1,2], [3,4], [5,pad 0]
 
@@ -110,7 +105,7 @@ def test_reduce_window_with_general_padding_2d_max_same(backend):
     x = ops.Constant(c, _f32([[1, 2, 3], [4, 5, 6], [7, 8, 9]]))
     pads = xla_client.window_padding_type_to_pad_values("SAME", [3, 3], [2, 2], [1, 1])
     assert pads == [(0, 1), (0, 1)]
-    ops.ReduceWindowWithGeneralPadding(x, ops.Constant(c, np.float32(-np.inf)), _computation("max", ops.Max),
+    ops.ReduceWindowWithGeneralPadding(x, ops.Constant(c, np.float32(-np.inf)), binary_computation(ops.Max),
                                        window_dimensions=[2, 2], window_strides=[1, 1], base_dilations=[1, 1],
                                        window_dilations=[1, 1], padding=pads)
     np.testing.assert_array_equal(_run(backend, c)[0], [[5, 6, 6], [8, 9, 9], [8, 9, 9]])
@@ -135,8 +130,8 @@ def test_select_and_scatter_with_general_padding(backend):
     c = XlaBuilder("sas")
     operand = ops.Constant(c, _f32([1, 5, 2, 3]))
     source = ops.Constant(c, _f32([10, 20]))
-    ops.SelectAndScatterWithGeneralPadding(operand, _computation("ge", ops.Ge), [2], [2], [(0, 0)], source,
-                                           ops.Constant(c, np.float32(0)), _computation("add", ops.Add))
+    ops.SelectAndScatterWithGeneralPadding(operand, binary_computation(ops.Ge), [2], [2], [(0, 0)], source,
+                                           ops.Constant(c, np.float32(0)), binary_computation(ops.Add))
     np.testing.assert_array_equal(_run(backend, c)[0], [0, 10, 0, 20])   # the max of [1,5] and of [2,3]
 
 
@@ -149,7 +144,7 @@ def test_scatter_single_array_and_gather_with_proto_dimension_numbers(backend):
     sdn.inserted_window_dims.append(0)
     sdn.scatter_dims_to_operand_dims.append(0)
     sdn.index_vector_dim = 1
-    scattered = ops.Scatter(x, indices, ops.Constant(c, _f32([10, 20])), _computation("add", ops.Add), sdn)
+    scattered = ops.Scatter(x, indices, ops.Constant(c, _f32([10, 20])), binary_computation(ops.Add), sdn)
     gdn = xla_client.GatherDimensionNumbers()
     gdn.collapsed_slice_dims.append(0)
     gdn.start_index_map.append(0)
@@ -383,11 +378,11 @@ def test_a_call_fitting_no_form_reports_the_closest_form():
         ops.Iota(c, S32, -1)
     assert e.value.arg == "size"
     with pytest.raises(OpError) as e:
-        ops.Reduce(c, [x], [ops.Constant(c, np.float32(0))], _computation("add", ops.Add))
+        ops.Reduce(c, [x], [ops.Constant(c, np.float32(0))], binary_computation(ops.Add))
     assert "dimensions_to_reduce" in str(e.value)
     other = XlaBuilder("other")
     with pytest.raises(OpError) as e:
-        ops.Reduce(other, [x], [ops.Constant(c, np.float32(0))], _computation("add", ops.Add), [0])
+        ops.Reduce(other, [x], [ops.Constant(c, np.float32(0))], binary_computation(ops.Add), [0])
     assert "different builders" in str(e.value)
 
 

@@ -1,1 +1,2 @@
-"""Op behaviour tests, one file per family: test_<family>.py, named as backend/reference/<family>.py (tests/README.md)."""
+"""Op behaviour tests, one file per family: test_<family>.py, named as the module
+backend/reference/<family>.py (tests/README.md)."""

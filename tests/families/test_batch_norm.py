@@ -7,32 +7,23 @@ import itertools
 import numpy as np
 import pytest
 
-from backend import Shape, XlaBuilder, get_backend, ops
+from backend import Shape, XlaBuilder, ops
 from backend.errors import OpError
+from tests.support.running import run_built, run_op
 
 BACKENDS = ["reference", "jax"]
 
 
-def _params(b, *arrays):
-    return [ops.Parameter(b, n, Shape.array_shape(a.dtype, a.shape), f"p{n}") for n, a in enumerate(arrays)]
-
-
 def _training(backend, x, scale, offset, eps, fi):
-    b = XlaBuilder("bn")
-    ops.BatchNormTraining(*_params(b, x, scale, offset), eps, fi)
-    return get_backend(backend).execute(b.build(), [x, scale, offset])
+    return run_built(backend, lambda *p: ops.BatchNormTraining(*p, eps, fi), x, scale, offset)
 
 
 def _inference(backend, x, scale, offset, mean, var, eps, fi):
-    b = XlaBuilder("bn")
-    ops.BatchNormInference(*_params(b, x, scale, offset, mean, var), epsilon=eps, feature_index=fi)
-    return get_backend(backend).execute(b.build(), [x, scale, offset, mean, var])[0]
+    return run_op(backend, "BatchNormInference", x, scale, offset, mean, var, epsilon=eps, feature_index=fi)
 
 
 def _grad(backend, x, scale, mean, var, dy, eps, fi):
-    b = XlaBuilder("bn")
-    ops.BatchNormGrad(*_params(b, x, scale, mean, var, dy), eps, fi)
-    return get_backend(backend).execute(b.build(), [x, scale, mean, var, dy])
+    return run_built(backend, lambda *p: ops.BatchNormGrad(*p, eps, fi), x, scale, mean, var, dy)
 
 
 def _seed_training(x, gamma, beta, eps):

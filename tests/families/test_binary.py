@@ -11,21 +11,12 @@ import pytest
 
 from backend import ops
 from backend.backends import get_backend
-from backend.errors import OpError
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import shape_from_pyval
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
 from tests.support.cases import allowed_table, golden_case
 from tests.support.mutant_backends import mutant_backend
-
-
-def _run(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, **attrs: Any) -> np.ndarray:
-    b = XlaBuilder(op.lower())
-    x = ops.Parameter(b, 0, shape_from_pyval(lhs), "lhs")
-    y = ops.Parameter(b, 1, shape_from_pyval(rhs), "rhs")
-    getattr(ops, op)(x, y, **attrs)
-    return get_backend(backend).execute(b.build(), [lhs, rhs])[0]
-
+from tests.support.running import op_error, run_op
 
 CASES = [
     ("Sub", np.int8([-128, 5]), np.int8([1, 7]), np.int8([127, -2])),
@@ -52,7 +43,7 @@ CASES = [
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 @pytest.mark.parametrize("op,lhs,rhs,expected", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_values(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, expected: np.ndarray) -> None:
-    out = _run(backend, op, lhs, rhs)
+    out = run_op(backend, op, lhs, rhs)
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(out, expected)
     if out.dtype.kind == "f":
@@ -61,25 +52,15 @@ def test_values(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, expecte
 
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_complex_keeps_parts(backend: str) -> None:
-    out = _run(backend, "Complex", np.float64([np.inf, -0.0]), np.float64([np.nan, 2.0]))
+    out = run_op(backend, "Complex", np.float64([np.inf, -0.0]), np.float64([np.nan, 2.0]))
     assert out.dtype == np.complex128
     assert out[0].real == np.inf and np.isnan(out[0].imag)
     assert out[1].imag == 2.0 and np.signbit(out[1].real)
 
 
 def test_broadcast_dimensions() -> None:
-    out = _run("reference", "Sub", np.int32([[1, 2, 3], [4, 5, 6]]), np.int32([1, 4]), broadcast_dimensions=[0])
+    out = run_op("reference", "Sub", np.int32([[1, 2, 3], [4, 5, 6]]), np.int32([1, 4]), broadcast_dimensions=[0])
     np.testing.assert_array_equal(out, [[0, 1, 2], [0, 1, 2]])
-
-
-def _error(op: str, lhs: str, rhs: str, **attrs: Any) -> str:
-    from specs.loader import parse_shape
-    b = XlaBuilder("e")
-    x = ops.Parameter(b, 0, parse_shape(lhs), "lhs")
-    y = ops.Parameter(b, 1, parse_shape(rhs), "rhs")
-    with pytest.raises(OpError) as info:
-        getattr(ops, op)(x, y, **attrs)
-    return info.value.constraint
 
 
 @pytest.mark.parametrize("op,lhs,rhs,attrs,constraint", [
@@ -94,7 +75,7 @@ def _error(op: str, lhs: str, rhs: str, **attrs: Any) -> str:
     ("Xor", "s32[2,3]", "s32[3]", {"broadcast_dimensions": [0]}, "C4"),
 ])
 def test_errors(op: str, lhs: str, rhs: str, attrs: dict[str, Any], constraint: str) -> None:
-    assert _error(op, lhs, rhs, **attrs) == constraint
+    assert op_error(op, lhs, rhs, **attrs).constraint == constraint
 
 
 def test_complex_result_type() -> None:

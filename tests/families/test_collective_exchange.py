@@ -11,16 +11,11 @@ import pytest
 
 from backend import OpError, Shape, XlaBuilder, get_backend, make_replica_groups, ops
 from backend.hlo.etypes import PrimitiveType
+from tests.support.computations import binary_computation
+from tests.support.running import build_computation
 
 BACKENDS = ["reference", "jax"]
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
-
-
-def _build(shapes: list[Shape], make: Callable[..., Any]) -> Any:
-    b = XlaBuilder("collective")
-    params = [ops.Parameter(b, i, s) for i, s in enumerate(shapes)]
-    make(*params)
-    return b.build()
 
 
 def _run(backend: str, comp: Any, per_device: list[list[np.ndarray]], replicas: int, partitions: int = 1) -> list:
@@ -40,8 +35,9 @@ def test_all_gather_xla_client_form_with_shape_with_layout(backend: str) -> None
     # 4 replicas, groups {3, 1} and {0, 2}; device d holds [[d], [10 + d]]; gathering along dimension 1 in
     # group order: {3, 1} -> [[3, 1], [13, 11]], {0, 2} -> [[0, 2], [10, 12]].
     layout = Shape.array_shape(S32, (2, 2), (0, 1))
-    comp = _build([Shape.array_shape(S32, (2, 1))], lambda x: ops.AllGather(
-        x, 1, 2, make_replica_groups([[3, 1], [0, 2]]), None, shape_with_layout=layout))
+    comp = build_computation(lambda x: ops.AllGather(
+        x, 1, 2, make_replica_groups([[3, 1], [0, 2]]), None, shape_with_layout=layout),
+        Shape.array_shape(S32, (2, 1)))
     assert comp.root_instruction.shape.layout().minor_to_major == (0, 1)
     args = [[np.array([[d], [10 + d]], np.int32)] for d in range(4)]
     out = _run(backend, comp, args, replicas=4)
@@ -54,11 +50,9 @@ def test_reduce_scatter_multiply_in_reversed_group(backend: str) -> None:
     # 4 replicas in one group {3, 2, 1, 0}; device d holds [d + 1] * 4 (f32); the product is 24 everywhere;
     # operand [d + 1, 1, 1, d + 1] makes shards differ: product [24, 1, 1, 24]; position i (device 3 - i)
     # gets element i.
-    b = XlaBuilder("mul")
-    ops.Mul(ops.Parameter(b, 0, Shape.scalar_shape(F32)), ops.Parameter(b, 1, Shape.scalar_shape(F32)))
-    mul = b.build()
-    comp = _build([Shape.array_shape(F32, (4,))], lambda x: ops.ReduceScatter(
-        x, mul, 0, 4, replica_groups=[[3, 2, 1, 0]]))
+    mul = binary_computation(ops.Mul)
+    comp = build_computation(lambda x: ops.ReduceScatter(
+        x, mul, 0, 4, replica_groups=[[3, 2, 1, 0]]), Shape.array_shape(F32, (4,)))
     args = [[np.array([d + 1, 1, 1, d + 1], np.float32)] for d in range(4)]
     out = _run(backend, comp, args, replicas=4)
     assert [o.tolist() for o in out] == [[24.0], [1.0], [1.0], [24.0]][::-1]
@@ -66,8 +60,8 @@ def test_reduce_scatter_multiply_in_reversed_group(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_all_to_all_two_groups_of_four_on_eight_devices(backend: str) -> None:
-    comp = _build([Shape.array_shape(S32, (4,))], lambda x: ops.AllToAll(
-        x, 0, 0, 4, replica_groups=[[0, 1, 2, 3], [7, 6, 5, 4]]))
+    comp = build_computation(lambda x: ops.AllToAll(
+        x, 0, 0, 4, replica_groups=[[0, 1, 2, 3], [7, 6, 5, 4]]), Shape.array_shape(S32, (4,)))
     args = [[np.array([10 * d + k for k in range(4)], np.int32)] for d in range(8)]
     out = _run(backend, comp, args, replicas=8)
     want = {0: [0, 10, 20, 30], 1: [1, 11, 21, 31], 2: [2, 12, 22, 32], 3: [3, 13, 23, 33],
@@ -80,8 +74,8 @@ def test_all_to_all_two_groups_of_four_on_eight_devices(backend: str) -> None:
 def test_all_to_all_cross_partition_with_channel_handle(backend: str) -> None:
     # 2 replicas x 2 partitions, a channel: partitions 0 and 1 of each replica exchange; device d holds
     # [[d, 10 d]] (s32[1,2]); split along dimension 1, concatenated along dimension 0.
-    comp = _build([Shape.array_shape(S32, (1, 2))], lambda x: ops.AllToAll(
-        x, 1, 0, 2, channel_id=_ChannelHandle(5)))
+    comp = build_computation(lambda x: ops.AllToAll(
+        x, 1, 0, 2, channel_id=_ChannelHandle(5)), Shape.array_shape(S32, (1, 2)))
     args = [[np.array([[d, 10 * d]], np.int32)] for d in range(4)]
     out = _run(backend, comp, args, replicas=2, partitions=2)
     assert [o.tolist() for o in out] == [[[0], [1]], [[0], [10]], [[2], [3]], [[20], [30]]]
@@ -93,7 +87,7 @@ def test_ragged_all_to_all_segments_of_different_sizes(backend: str) -> None:
     # (at 2 j) and input_j[3:4] to device 3 (at j); input_j = [10 j, 10 j + 1, 10 j + 2, 10 j + 3].
     shapes = [Shape.array_shape(S32, (4,)), *[Shape.array_shape(S32, (4,))] * 2, Shape.array_shape(S32, (8,)),
               *[Shape.array_shape(S32, (4,))] * 2]
-    comp = _build(shapes, lambda *p: ops.RaggedAllToAll(*p))
+    comp = build_computation(ops.RaggedAllToAll, *shapes)
     recv = {0: [1] * 4, 1: [0] * 4, 2: [2] * 4, 3: [1] * 4}
     args = [[np.array([10 * j + k for k in range(4)], np.int32), np.array([0, 0, 1, 3], np.int32),
              np.array([1, 0, 2, 1], np.int32), np.full(8, -1, np.int32), np.array([j, 0, 2 * j, j], np.int32),
@@ -104,7 +98,7 @@ def test_ragged_all_to_all_segments_of_different_sizes(backend: str) -> None:
 
 
 @pytest.mark.parametrize("call, constraint, arg", [
-    (lambda x: ops.ReduceScatter(x, _add(), 1, 2), "C5", "shard_count"),
+    (lambda x: ops.ReduceScatter(x, binary_computation(ops.Add), 1, 2), "C5", "shard_count"),
     (lambda x: ops.AllGather(x, 0, 2, replica_groups=[[0, 1], [2]]), "C5", "replica_groups"),
     (lambda x: ops.AllGather(x, 0, 2, use_global_device_ids=True), "C6", "use_global_device_ids"),
     (lambda x: ops.AllGather(x, 0, 2, shape_with_layout=Shape.array_shape(F32, (2, 3))), "C8", "layout"),
@@ -121,20 +115,16 @@ def test_builder_errors(call: Callable[[Any], Any], constraint: str, arg: str) -
     assert (info.value.constraint, info.value.arg) == (constraint, arg), str(info.value)
 
 
-def _add() -> Any:
-    b = XlaBuilder("add")
-    ops.Add(ops.Parameter(b, 0, Shape.scalar_shape(F32)), ops.Parameter(b, 1, Shape.scalar_shape(F32)))
-    return b.build()
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_execute_time_group_errors(backend: str) -> None:
     # replica id 4 of 4 replicas does not exist; 3 replicas in one group of shard_count 2 do not fit
-    comp = _build([Shape.array_shape(F32, (2,))], lambda x: ops.AllGather(x, 0, 2, replica_groups=[[0, 4], [1, 2]]))
+    comp = build_computation(lambda x: ops.AllGather(x, 0, 2, replica_groups=[[0, 4], [1, 2]]),
+                             Shape.array_shape(F32, (2,)))
     with pytest.raises(OpError) as info:
         get_backend(backend).execute(comp, [[np.zeros(2, np.float32)]] * 4, replicas=4)
     assert (info.value.constraint, info.value.arg) == ("C9", "replica_groups")
-    comp = _build([Shape.array_shape(F32, (2,))], lambda x: ops.ReduceScatter(x, _add(), 0, 2))
+    comp = build_computation(lambda x: ops.ReduceScatter(x, binary_computation(ops.Add), 0, 2),
+                             Shape.array_shape(F32, (2,)))
     with pytest.raises(OpError) as info:
         get_backend(backend).execute(comp, [[np.zeros(2, np.float32)]] * 3, replicas=3)
     assert info.value.constraint == "C11"

@@ -13,22 +13,16 @@ import pytest
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaBuilder, get_backend, ops
 from backend.reference.devices import Rendezvous
+from tests.support.computations import binary_computation
 
 F32 = Shape.array_shape(np.dtype("float32"), (2,))
 S32 = Shape.array_shape(np.dtype("int32"), ())
 BACKENDS = ["reference", "jax"]
 
 
-def _add(etype=np.int32):
-    b = XlaBuilder("add")
-    scalar = Shape.array_shape(etype, ())
-    ops.Add(ops.Parameter(b, 0, scalar, "x"), ops.Parameter(b, 1, scalar, "y"))
-    return b.build()
-
-
 def _all_reduce(shape=S32, **attrs):
     b = XlaBuilder("all_reduce")
-    ops.AllReduce(ops.Parameter(b, 0, shape, "x"), _add(shape.numpy_dtype()), **attrs)
+    ops.AllReduce(ops.Parameter(b, 0, shape, "x"), binary_computation(ops.Add, shape.numpy_dtype()), **attrs)
     return b.build()
 
 
@@ -86,7 +80,7 @@ def _loop_of_all_reduces(trips_from_replica_id=False):
     body = XlaBuilder("body")
     p = ops.Parameter(body, 0, state, "s")
     ops.Tuple(body, [ops.Add(ops.GetTupleElement(p, 0), ops.Constant(body, np.int32(1))),
-                     ops.AllReduce(ops.GetTupleElement(p, 1), _add())])
+                     ops.AllReduce(ops.GetTupleElement(p, 1), binary_computation(ops.Add, np.int32))])
     b = XlaBuilder("loop")
     x = ops.Parameter(b, 0, S32, "x")
     ops.GetTupleElement(ops.While(cond.build(), body.build(), ops.Tuple(b, [ops.Constant(b, np.int32(0)), x])), 1)
@@ -144,10 +138,10 @@ def test_builder_checks():
     for attrs, constraint in [({"use_global_device_ids": True}, "C4"), ({"replica_groups": [[0, 0]]}, "C3"),
                               ({"channel_id": -2}, "C6"), ({"shape_with_layout": S32}, "C5")]:
         with pytest.raises(OpError) as e:
-            ops.AllReduce(x, _add(np.dtype("float32")), **attrs)
+            ops.AllReduce(x, binary_computation(ops.Add, np.dtype("float32")), **attrs)
         assert e.value.constraint == constraint, attrs
     with pytest.raises(OpError) as e:
-        ops.AllReduce(x, _add())  # an s32 computation for an f32 operand
+        ops.AllReduce(x, binary_computation(ops.Add, np.int32))  # an s32 computation for an f32 operand
     assert e.value.constraint == "C2"
 
 

@@ -9,26 +9,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from backend import ComparisonType, OpError, Shape, XlaBuilder, get_backend, ops
+from backend import ComparisonType, ops
 from backend.reference.comparison import total_order_key
+from tests.support.running import build_error, run_op
 
 BACKENDS = ["reference", "jax"]
-
-
-def _run(backend: str, build: Callable[..., Any], *args: np.ndarray) -> np.ndarray:
-    """Builds ``build(*parameters)`` over parameters shaped like ``args`` and runs it."""
-    b = XlaBuilder("t")
-    params = [ops.Parameter(b, i, Shape.array_shape(a.dtype, a.shape), f"p{i}") for i, a in enumerate(args)]
-    build(*params)
-    return get_backend(backend).execute(b.build(), list(args))[0]
-
-
-def _error(build: Callable[..., Any], *shapes: str) -> OpError:
-    b = XlaBuilder("t")
-    params = [ops.Parameter(b, i, s, f"p{i}") for i, s in enumerate(shapes)]
-    with pytest.raises(OpError) as e:
-        build(*params)
-    return e.value
 
 
 F32_LHS = np.array([1, np.nan, -0.0, 3, -np.inf], np.float32)
@@ -44,7 +29,7 @@ F32_RHS = np.array([2, np.nan, 0.0, 3, 0], np.float32)
     ("EqTotalOrder", [False, True, False, True, False]),
 ])
 def test_float_comparisons(backend: str, op: str, expected: list[bool]) -> None:
-    out = _run(backend, getattr(ops, op), F32_LHS, F32_RHS)
+    out = run_op(backend, getattr(ops, op), F32_LHS, F32_RHS)
     assert out.dtype == np.bool_ and out.tolist() == expected
 
 
@@ -53,8 +38,8 @@ def test_total_order_by_sign_and_payload(backend: str) -> None:
     # -NaN(payload 1) < -NaN < -inf < -0 < +0 < +inf < +NaN < +NaN(payload 1)
     bits = [0xFFC00001, 0xFFC00000, 0xFF800000, 0x80000000, 0x00000000, 0x7F800000, 0x7FC00000, 0x7FC00001]
     v = np.array(bits, np.uint32).view(np.float32)
-    lt = _run(backend, ops.LtTotalOrder, v[:-1], v[1:])
-    eq = _run(backend, ops.EqTotalOrder, v, v)
+    lt = run_op(backend, ops.LtTotalOrder, v[:-1], v[1:])
+    eq = run_op(backend, ops.EqTotalOrder, v, v)
     assert lt.all() and eq.all()
 
 
@@ -71,10 +56,10 @@ def test_total_order_keys_of_special_types() -> None:
 def test_compare_broadcast_and_types(backend: str) -> None:
     lhs = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
     rhs = np.array([2, 5], np.int32)
-    out = _run(backend, lambda x, y: ops.Compare(x, y, [0], "GE", ComparisonType.SIGNED), lhs, rhs)
+    out = run_op(backend, lambda x, y: ops.Compare(x, y, [0], "GE", ComparisonType.SIGNED), lhs, rhs)
     assert out.tolist() == [[False, True, True], [False, True, True]]
     u = np.array([0, 255], np.uint8)
-    assert _run(backend, lambda x, y: ops.Compare(x, y, (), "LT"), u, u[::-1].copy()).tolist() == [True, False]
+    assert run_op(backend, lambda x, y: ops.Compare(x, y, (), "LT"), u, u[::-1].copy()).tolist() == [True, False]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -82,17 +67,17 @@ def test_select(backend: str) -> None:
     v1 = np.array([1, 2, 3, 4], np.int32)
     v2 = np.array([100, 200, 300, 400], np.int32)
     pred = np.array([True, False, False, True])
-    assert _run(backend, ops.Select, pred, v1, v2).tolist() == [1, 200, 300, 4]
-    assert _run(backend, ops.Select, np.array(False), v1, v2).tolist() == [100, 200, 300, 400]
+    assert run_op(backend, ops.Select, pred, v1, v2).tolist() == [1, 200, 300, 4]
+    assert run_op(backend, ops.Select, np.array(False), v1, v2).tolist() == [100, 200, 300, 400]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_clamp(backend: str) -> None:
-    out = _run(backend, ops.Clamp, np.int32(0), np.array([-1, 5, 9], np.int32), np.int32(6))
+    out = run_op(backend, ops.Clamp, np.int32(0), np.array([-1, 5, 9], np.int32), np.int32(6))
     assert out.tolist() == [0, 5, 6]
-    out = _run(backend, ops.Clamp, np.float32(5), np.array([1, 3, 7], np.float32), np.float32(2))
+    out = run_op(backend, ops.Clamp, np.float32(5), np.array([1, 3, 7], np.float32), np.float32(2))
     assert out.tolist() == [2, 2, 2]  # min > max: max (implementation-defined)
-    out = _run(backend, ops.Clamp, np.float32(0), np.array([np.nan, -0.0], np.float32), np.float32(1))
+    out = run_op(backend, ops.Clamp, np.float32(0), np.array([np.nan, -0.0], np.float32), np.float32(1))
     assert np.isnan(out[0]) and out[1] == 0 and not np.signbit(out[1])
 
 
@@ -111,9 +96,9 @@ def test_clamp(backend: str) -> None:
     (ops.Clamp, ("f32[]", "f32[3]", "f32[2]"), "C3"),
 ])
 def test_constraint_ids(build: Callable[..., Any], shapes: tuple[str, ...], constraint: str) -> None:
-    assert _error(build, *shapes).constraint == constraint
+    assert build_error(build, *shapes).constraint == constraint
 
 
 def test_bad_direction_is_our_error() -> None:
-    e = _error(lambda x, y: ops.Compare(x, y, [], "BIGGER"), "f32[2]", "f32[2]")
+    e = build_error(lambda x, y: ops.Compare(x, y, [], "BIGGER"), "f32[2]", "f32[2]")
     assert e.arg == "direction"

@@ -4,93 +4,85 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from backend import PrimitiveType, Shape, ops
+from tests.support.running import op_error, run_op
 
 
-def _run(op, x, *args, backend="reference", **kwargs):
-    b = XlaBuilder("t")
-    p = ops.Parameter(b, 0, Shape.array_shape(x.dtype, x.shape), "x")
-    getattr(ops, op)(p, *args, **kwargs)
-    return get_backend(backend).execute(b.build(), [x])[0]
-
-
-def _constraint(op, shape, **kwargs):
-    b = XlaBuilder("t")
-    p = ops.Parameter(b, 0, shape, "x")
-    with pytest.raises(OpError) as e:
-        getattr(ops, op)(p, **kwargs)
-    return e.value.constraint
+def _convert(op, x, *attrs, backend="reference", **kwargs):
+    """``op(x, *attrs, **kwargs)`` on ``backend`` (the attributes positional, as the tests write them)."""
+    return run_op(backend, lambda p: getattr(ops, op)(p, *attrs, **kwargs), x)
 
 
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_convert_doc_example_and_saturation(backend):
-    out = _run("ConvertElementType", np.array([0, 1, 2], np.int32), PrimitiveType.F32, backend=backend)
+    out = _convert("ConvertElementType", np.array([0, 1, 2], np.int32), PrimitiveType.F32, backend=backend)
     assert out.dtype == np.float32 and out.tolist() == [0.0, 1.0, 2.0]
     x = np.array([1.9, -1.9, 1000, -1000, np.inf, np.nan], np.float32)
-    assert _run("ConvertElementType", x, "s8", backend=backend).tolist() == [1, -1, 127, -128, 127, 0]
+    assert _convert("ConvertElementType", x, "s8", backend=backend).tolist() == [1, -1, 127, -128, 127, 0]
 
 
 def test_convert_rounds_once_to_nearest_even():
     x = np.array([1 + 2**-8 + 2**-30], np.float64)  # above the bf16 tie: up (through f32 it would tie down)
-    assert _run("ConvertElementType", x, "bf16").astype(float).tolist() == [1 + 2**-7]
+    assert _convert("ConvertElementType", x, "bf16").astype(float).tolist() == [1 + 2**-7]
     ties = np.array([2**24 + 1, 2**24 + 3], np.int32)
-    assert _run("ConvertElementType", ties, "f32").tolist() == [2**24, 2**24 + 4]
+    assert _convert("ConvertElementType", ties, "f32").tolist() == [2**24, 2**24 + 4]
     big = np.array([2**53 + 1, 2**63 - 1], np.int64)
-    assert _run("ConvertElementType", big, "f64").tolist() == [2.0**53, 2.0**63]
-    assert _run("ConvertElementType", np.array([464, 500], np.float32), "f8e4m3fn").astype(float)[0] == 448
+    assert _convert("ConvertElementType", big, "f64").tolist() == [2.0**53, 2.0**63]
+    assert _convert("ConvertElementType", np.array([464, 500], np.float32), "f8e4m3fn").astype(float)[0] == 448
 
 
 def test_convert_int_pred_complex():
-    assert _run("ConvertElementType", np.array([300, -129], np.int32), "s8").tolist() == [44, 127]
-    assert _run("ConvertElementType", np.array([9, -9], np.int32), "s4").astype(int).tolist() == [-7, 7]
-    assert _run("ConvertElementType", np.array([0.0, np.nan, -0.0], np.float32), "pred").tolist() == [False, True,
+    assert _convert("ConvertElementType", np.array([300, -129], np.int32), "s8").tolist() == [44, 127]
+    assert _convert("ConvertElementType", np.array([9, -9], np.int32), "s4").astype(int).tolist() == [-7, 7]
+    assert _convert("ConvertElementType", np.array([0.0, np.nan, -0.0], np.float32), "pred").tolist() == [False, True,
                                                                                                        False]
-    assert _run("ConvertElementType", np.array([2.7 + 5j], np.complex64), "s32").tolist() == [2]
-    assert _run("ConvertElementType", np.array([3], np.int8), "c128").tolist() == [3 + 0j]
+    assert _convert("ConvertElementType", np.array([2.7 + 5j], np.complex64), "s32").tolist() == [2]
+    assert _convert("ConvertElementType", np.array([3], np.int8), "c128").tolist() == [3 + 0j]
 
 
 def test_convert_constraints():
-    assert _constraint("ConvertElementType", Shape.token_shape(), new_element_type="f32") == "C1"
-    assert _constraint("ConvertElementType", Shape.array_shape("f32", (2,)), new_element_type="token") == "C2"
-    assert _constraint("ConvertElementType", Shape.array_shape("f32", (2,)),
-                       new_element_type=PrimitiveType.TUPLE) == "C2"
+    assert op_error("ConvertElementType", Shape.token_shape(), new_element_type="f32").constraint == "C1"
+    assert op_error("ConvertElementType", Shape.array_shape("f32", (2,)), new_element_type="token").constraint == "C2"
+    assert op_error("ConvertElementType", Shape.array_shape("f32", (2,)),
+                    new_element_type=PrimitiveType.TUPLE).constraint == "C2"
 
 
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_bitcast_widths(backend):
-    out = _run("BitcastConvertType", np.float32(1.0).reshape(()), "f16", backend=backend)
+    out = _convert("BitcastConvertType", np.float32(1.0).reshape(()), "f16", backend=backend)
     assert out.shape == (2,) and out.tolist() == [0.0, 1.875]
-    out = _run("BitcastConvertType", np.array([[0, 0, 128, 63]], np.uint8), "f32", backend=backend)
+    out = _convert("BitcastConvertType", np.array([[0, 0, 128, 63]], np.uint8), "f32", backend=backend)
     assert out.shape == (1,) and out.tolist() == [1.0]
-    out = _run("BitcastConvertType", np.array([0x12], np.int8), "s4", backend=backend)
+    out = _convert("BitcastConvertType", np.array([0x12], np.int8), "s4", backend=backend)
     assert out.astype(int).tolist() == [[2, 1]]
 
 
 def test_bitcast_constraints():
-    assert _constraint("BitcastConvertType", Shape.array_shape("pred", (2,)), new_element_type="u8") == "C1"
-    assert _constraint("BitcastConvertType", Shape.array_shape("u8", (2,)), new_element_type="pred") == "C2"
-    assert _constraint("BitcastConvertType", Shape.array_shape("c64", (2,)), new_element_type="f64") == "C3"
-    assert _constraint("BitcastConvertType", Shape.array_shape("f16", (3,)), new_element_type="f32") == "C4"
-    assert _constraint("BitcastConvertType", Shape.array_shape("f16", ()), new_element_type="f32") == "C4"
+    assert op_error("BitcastConvertType", Shape.array_shape("pred", (2,)), new_element_type="u8").constraint == "C1"
+    assert op_error("BitcastConvertType", Shape.array_shape("u8", (2,)), new_element_type="pred").constraint == "C2"
+    assert op_error("BitcastConvertType", Shape.array_shape("c64", (2,)), new_element_type="f64").constraint == "C3"
+    assert op_error("BitcastConvertType", Shape.array_shape("f16", (3,)), new_element_type="f32").constraint == "C4"
+    assert op_error("BitcastConvertType", Shape.array_shape("f16", ()), new_element_type="f32").constraint == "C4"
 
 
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_reduce_precision_f16_format(backend):
     x = np.array([1 + 2**-11, 1 + 3 * 2**-11, 65519, 65520, 6.0e-5, np.nan, -0.0], np.float32)
-    out = _run("ReducePrecision", x, 5, 10, backend=backend)
+    out = _convert("ReducePrecision", x, 5, 10, backend=backend)
     np.testing.assert_array_equal(out, np.array([1.0, 1 + 2**-9, 65504, np.inf, 0.0, np.nan, -0.0], np.float32))
     assert np.signbit(out[-1])
 
 
 def test_reduce_precision_zero_mantissa_and_narrow_types():
-    out = _run("ReducePrecision", np.array([1.4, 1.5, 3, 6], np.float32), 8, 0)
+    out = _convert("ReducePrecision", np.array([1.4, 1.5, 3, 6], np.float32), 8, 0)
     assert out.tolist() == [1.0, 2.0, 2.0, 8.0]
-    out = _run("ReducePrecision", np.array([1.375, 96], ml_dtypes.float8_e4m3fn), 3, 1)
+    out = _convert("ReducePrecision", np.array([1.375, 96], ml_dtypes.float8_e4m3fn), 3, 1)
     assert out.astype(float)[0] == 1.5 and np.isnan(out.astype(float)[1])
 
 
 def test_reduce_precision_constraints():
     f32 = Shape.array_shape("f32", (2,))
-    assert _constraint("ReducePrecision", Shape.array_shape("s32", (2,)), exponent_bits=5, mantissa_bits=2) == "C1"
-    assert _constraint("ReducePrecision", f32, exponent_bits=0, mantissa_bits=2) == "C2"
-    assert _constraint("ReducePrecision", f32, exponent_bits=5, mantissa_bits=-1) == "C3"
+    assert op_error("ReducePrecision", Shape.array_shape("s32", (2,)), exponent_bits=5,
+                    mantissa_bits=2).constraint == "C1"
+    assert op_error("ReducePrecision", f32, exponent_bits=0, mantissa_bits=2).constraint == "C2"
+    assert op_error("ReducePrecision", f32, exponent_bits=5, mantissa_bits=-1).constraint == "C3"

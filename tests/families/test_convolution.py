@@ -10,28 +10,15 @@ import numpy as np
 import pytest
 
 import specs
-from backend import ops
 from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.attribute_types import default_conv_dimension_numbers
-from backend.hlo.builder import XlaBuilder
-from backend.hlo.shape import Shape, shape_from_pyval
+from backend.hlo.shape import Shape
 from backend.pallas_backend import PALLAS_LOWERINGS
 from backend.rules.convolution import CONV_OPS, general_arguments, window_padding_type_to_pad_values
 from conformance import cases_for, run_cases
 from conformance.runner import IMPL_DEFINED, PASSED
-
-
-def _conv(op: str, lhs: Any, rhs: Any, **attrs: Any) -> Any:
-    b = XlaBuilder(op.lower())
-    x = ops.Parameter(b, 0, lhs if isinstance(lhs, Shape) else shape_from_pyval(lhs), "lhs")
-    y = ops.Parameter(b, 1, rhs if isinstance(rhs, Shape) else shape_from_pyval(rhs), "rhs")
-    getattr(ops, op)(x, y, **attrs)
-    return b.build()
-
-
-def _run(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, **attrs: Any) -> np.ndarray:
-    return get_backend(backend).execute(_conv(op, lhs, rhs, **attrs), [lhs, rhs])[0]
+from tests.support.running import op_computation, run_op
 
 
 def test_window_padding_type_to_pad_values() -> None:
@@ -86,14 +73,14 @@ CASES = [
 @pytest.mark.parametrize("op,lhs,rhs,attrs,expected", CASES)
 def test_hand_computed_values(backend: str, op: str, lhs: np.ndarray, rhs: np.ndarray, attrs: dict[str, Any],
                               expected: np.ndarray) -> None:
-    out = _run(backend, op, lhs, rhs, **attrs)
+    out = run_op(backend, op, lhs, rhs, **attrs)
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(out, expected)
 
 
 def test_output_shape_follows_dimension_numbers() -> None:
-    comp = _conv("ConvGeneral", Shape.array_shape("f32", (2, 7, 3)), Shape.array_shape("f32", (5, 3, 3)),
-                 window_strides=[2], padding=[[1, 0]], dimension_numbers=("NWC", "OIW", "WCN"))
+    comp = op_computation("ConvGeneral", Shape.array_shape("f32", (2, 7, 3)), Shape.array_shape("f32", (5, 3, 3)),
+                          window_strides=[2], padding=[[1, 0]], dimension_numbers=("NWC", "OIW", "WCN"))
     assert comp.root_instruction.shape == Shape.array_shape("f32", (3, 5, 2))
 
 
@@ -126,7 +113,7 @@ def test_error_constraint_ids(op: str, lhs: str, rhs: str, attrs: dict[str, Any]
     from specs.loader import parse_shape
 
     with pytest.raises(OpError) as info:
-        _conv(op, parse_shape(lhs), parse_shape(rhs), **attrs)
+        op_computation(op, parse_shape(lhs), parse_shape(rhs), **attrs)
     assert info.value.constraint == constraint
 
 
@@ -145,8 +132,9 @@ def test_pallas_golden_and_generated_cases(op: str) -> None:
 
 
 def test_builder_convolution_lowers_to_a_pallas_kernel() -> None:
-    comp = _conv("ConvGeneral", Shape.array_shape("bf16", (1, 8, 8, 128)), Shape.array_shape("bf16", (3, 3, 128, 128)),
-                 window_strides=[1, 1], padding=[[1, 1], [1, 1]], dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    comp = op_computation("ConvGeneral", Shape.array_shape("bf16", (1, 8, 8, 128)),
+                          Shape.array_shape("bf16", (3, 3, 128, 128)), window_strides=[1, 1], padding=[[1, 1], [1, 1]],
+                          dimension_numbers=("NHWC", "HWIO", "NHWC"))
     fn = get_backend("pallas").lower(comp)
     args = [jax.ShapeDtypeStruct((1, 8, 8, 128), jax.numpy.bfloat16),
             jax.ShapeDtypeStruct((3, 3, 128, 128), jax.numpy.bfloat16)]

@@ -31,7 +31,7 @@ from backend.errors import OpError
 from backend.reference.decompositions import eigh_holds, lu_holds, qr_holds, svd_holds
 from conformance.values import MATRIX_STRUCTURES
 from specs.field_types import MATRIX_STRUCTURES as STRUCTURE_NAMES
-from tests.support.running import run_built
+from tests.support.running import parameters, run_built
 
 BACKENDS = ("reference", "jax")
 TYPES = (np.float32, np.float64, np.complex64, np.complex128)
@@ -41,11 +41,8 @@ F32 = PrimitiveType.F32
 
 
 def run(backend: str, op: str, arrays: list[np.ndarray], **attrs: Any) -> Any:
-    b = XlaBuilder(op.lower())
-    params = [ops.Parameter(b, i, Shape.array_shape(dtype_to_etype(x.dtype), x.shape), f"p{i}")
-              for i, x in enumerate(arrays)]
-    getattr(ops, op)(*params, **attrs)
-    out = get_backend(backend).execute(b.build(), arrays)
+    """``ops.<op>(*arrays, **attrs)`` on ``backend``: its result, or the tuple of its results."""
+    out = run_built(backend, lambda *params: getattr(ops, op)(*params, **attrs), *arrays)
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -111,8 +108,7 @@ def test_triangular_solve_every_flag_combination(backend: str, dtype: Any) -> No
     a = random(rng, (2, n, n), dtype) + (2 * n * np.eye(n)).astype(dtype)
     b_left, b_right = random(rng, (2, n, k), dtype), random(rng, (2, k, n), dtype)
     builder = XlaBuilder("solves")
-    params = [ops.Parameter(builder, i, Shape.array_shape(dtype_to_etype(x.dtype), x.shape), f"p{i}")
-              for i, x in enumerate([a, b_left, b_right])]
+    params = parameters(builder, a, b_left, b_right)
     ops.Tuple(builder, [ops.TriangularSolve(params[0], params[1] if left else params[2], left_side=left, lower=lower,
                                             unit_diagonal=unit, transpose_a=transpose)
                         for left, lower, unit, transpose in FLAGS])

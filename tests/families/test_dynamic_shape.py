@@ -8,6 +8,7 @@ import pytest
 
 from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.errors import RuntimeSizeError
+from tests.support.computations import binary_computation
 
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 
@@ -16,14 +17,8 @@ def _dyn(dims, dynamic, etype=F32):
     return Shape.array_shape(etype, dims, dynamic_dimensions=dynamic)
 
 
-def _scalar_computation(op):
-    b = XlaBuilder(op.lower())
-    getattr(ops, op)(ops.Parameter(b, 0, Shape.scalar_shape(F32), "a"), ops.Parameter(b, 1, Shape.scalar_shape(F32), "b"))
-    return b.build()
-
-
 def _reduce_all(x, init, op):
-    return ops.Reduce([x], [ops.Constant(x.builder, np.float32(init))], _scalar_computation(op), [0])
+    return ops.Reduce([x], [ops.Constant(x.builder, np.float32(init))], binary_computation(op), [0])
 
 
 # -- shape inference -------------------------------------------------------------------------------
@@ -54,7 +49,7 @@ def test_degenerate_dimension_does_not_pass_its_dynamism_on():
 def test_reduce_and_broadcast_in_dim_propagate_dynamism():
     b = XlaBuilder("r")
     x = ops.Parameter(b, 0, _dyn((5, 3, 2), [True, False, True]), "x")
-    r = ops.Reduce([x], [ops.Constant(b, np.float32(0))], _scalar_computation("Add"), [1])
+    r = ops.Reduce([x], [ops.Constant(b, np.float32(0))], binary_computation("Add"), [1])
     assert str(r.shape()) == "f32[<=5,<=2]"
     assert str(_reduce_all(ops.Parameter(b, 1, _dyn((4,), [True]), "y"), 0, "Add").shape()) == "f32[]"
     v = ops.Parameter(b, 2, _dyn((3,), [True]), "v")

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import specs
-from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
+from backend import PrimitiveType, Shape, XlaBuilder, ops
 from backend.errors import OpError, SpecError
 from backend.hlo import etypes
 from backend.hlo.attribute_types import FftType
 from conformance.tolerance import mismatch_mask
+from tests.support.running import run_op
 
 
 def _dft_axis(x: np.ndarray, axis: int, inverse: bool) -> np.ndarray:
@@ -54,11 +55,8 @@ def _direct(x: np.ndarray, fft_type: str, lengths: tuple[int, ...]) -> np.ndarra
     return _dft_axis(full, x.ndim - 1, inverse=True).real
 
 
-def _run(backend: str, x: np.ndarray, fft_type, lengths) -> np.ndarray:
-    b = XlaBuilder("fft")
-    p = ops.Parameter(b, 0, Shape.array_shape(x.dtype, x.shape), "x")
-    ops.Fft(p, fft_type, lengths)
-    return get_backend(backend).execute(b.build(), [x])[0]
+def _fft(backend: str, x: np.ndarray, fft_type, lengths) -> np.ndarray:
+    return run_op(backend, lambda p: ops.Fft(p, fft_type, lengths), x)
 
 
 CONFIGS = [  # fft_type, operand dims, fft_length
@@ -81,7 +79,7 @@ def test_against_direct_dft(backend, wide, fft_type, dims, lengths):
         x = x.astype(np.complex128 if wide else np.complex64)
     else:
         x = x.astype(np.float64 if wide else np.float32)
-    got = _run(backend, x, fft_type, lengths)
+    got = _fft(backend, x, fft_type, lengths)
     want = _direct(x, fft_type, lengths)
     assert got.shape == want.shape
     real_result = fft_type == "IRFFT"
@@ -101,13 +99,13 @@ def test_against_direct_dft(backend, wide, fft_type, dims, lengths):
 
 def test_golden_dfts_by_hand():
     impulse = np.array([1, 0, 0, 0], np.complex64)
-    np.testing.assert_allclose(_run("jax", impulse, "FFT", [4]), [1, 1, 1, 1], atol=1e-6)
-    np.testing.assert_allclose(_run("jax", np.ones(4, np.complex64), "FFT", [4]), [4, 0, 0, 0], atol=1e-6)
-    np.testing.assert_allclose(_run("jax", np.array([0, 1, 0, -1], np.complex64), "FFT", [4]),
+    np.testing.assert_allclose(_fft("jax", impulse, "FFT", [4]), [1, 1, 1, 1], atol=1e-6)
+    np.testing.assert_allclose(_fft("jax", np.ones(4, np.complex64), "FFT", [4]), [4, 0, 0, 0], atol=1e-6)
+    np.testing.assert_allclose(_fft("jax", np.array([0, 1, 0, -1], np.complex64), "FFT", [4]),
                                [0, -2j, 0, 2j], atol=1e-6)
-    np.testing.assert_allclose(_run("reference", np.array([[1, 2], [3, 4]], np.complex64), "FFT", [2, 2]),
+    np.testing.assert_allclose(_fft("reference", np.array([[1, 2], [3, 4]], np.complex64), "FFT", [2, 2]),
                                [[10, -2], [-4, 0]], atol=1e-6)
-    np.testing.assert_allclose(_run("jax", np.array([1, 2, 3, 4], np.float32), "RFFT", [4]), [10, -2 + 2j, -2],
+    np.testing.assert_allclose(_fft("jax", np.array([1, 2, 3, 4], np.float32), "RFFT", [4]), [10, -2 + 2j, -2],
                                atol=1e-6)
 
 

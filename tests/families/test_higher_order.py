@@ -268,7 +268,8 @@ def test_unstable_ties_move_every_operand_by_one_permutation() -> None:
     apart = (keys, np.int32([1, 3, 0, 2]), np.int32([13, 11, 10, 12]))  # b's first run reversed, a's not
     assert [m.tolist() for m in check(apart)] == [[False, False, True, True]] * 3
     expected = tuple(np.int32(v) for v in ([0, 0, 1, 1], [1, 3, 0, 2], [11, 13, 10, 12]))
-    result = run_case(golden_case("Sort", inputs, expected, attrs, tag="unstable_ties"), mutant_backend("sort_operands_permuted_apart"))
+    result = run_case(golden_case("Sort", inputs, expected, attrs, tag="unstable_ties"),
+                      mutant_backend("sort_operands_permuted_apart"))
     assert result.status == FAILED and "unstable_ties" in result.message
 
 

@@ -12,20 +12,17 @@ from backend.errors import OpError, UnsupportedError
 from backend.pallas_backend import PALLAS_LOWERINGS
 from conformance import cases_for, run_cases
 from conformance.runner import PASSED
+from tests.support.computations import binary_computation, scalar_parameters
 from tests.support.running import array_parameter
 
 ROWS = {"update_window_dims": (), "inserted_window_dims": (0,), "scatter_dims_to_operand_dims": (0,),
         "index_vector_dim": 1}
 
 
-def _binary(op_name, etype=PrimitiveType.F32, root=None):
-    """op(p0, p1) of scalars; ``root="second"`` returns p1 (a "replace" computation)."""
-    b = XlaBuilder(op_name.lower())
-    x, y = array_parameter(b, 0, etype, ()), array_parameter(b, 1, etype, ())
-    if root == "second":
-        return b.build(y)
-    getattr(ops, op_name)(x, y)
-    return b.build()
+def _replace():
+    """(old, new) -> new: a "replace" combiner (the last update to an element wins)."""
+    sub, (_, new) = scalar_parameters("replace", PrimitiveType.F32, PrimitiveType.F32)
+    return sub.build(new)
 
 
 def _scatter(computation, n_updates=4, etype=PrimitiveType.F32, dn=None, **kw):
@@ -51,7 +48,7 @@ def test_gather_rows_clamped(backend):
 
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_scatter_replace_last_update_wins(backend):
-    comp = _scatter(_binary("Add", root="second"))
+    comp = _scatter(_replace())
     args = [np.zeros(4, np.float32), np.array([1, 1, 3, 1], np.int32), np.array([1, 2, 3, 4], np.float32)]
     out = get_backend(backend).execute(comp, args)[0]
     np.testing.assert_array_equal(out, [0, 4, 0, 3])
@@ -59,7 +56,7 @@ def test_scatter_replace_last_update_wins(backend):
 
 @pytest.mark.parametrize("backend", ["reference", "jax", "pallas"])
 def test_scatter_general_computation_keeps_argument_order(backend):
-    comp = _scatter(_binary("Sub"), n_updates=2)
+    comp = _scatter(binary_computation("Sub"), n_updates=2)
     args = [np.array([10, 20, 30, 40], np.float32), np.array([3, 0], np.int32), np.array([1, 5], np.float32)]
     out = get_backend(backend).execute(comp, args)[0]
     np.testing.assert_array_equal(out, [5, 20, 30, 39])
@@ -115,7 +112,7 @@ def test_variadic_scatter_mixing_operands_unsupported_on_jax() -> None:
 ])
 def test_scatter_constraint_ids(kwargs, constraint):
     with pytest.raises(OpError) as info:
-        _scatter(_binary("Add"), **kwargs)
+        _scatter(binary_computation("Add"), **kwargs)
     assert info.value.constraint == constraint
 
 
@@ -158,7 +155,7 @@ def test_pallas_integer_add_golden():
 
 
 def test_scatter_add_lowers_to_a_pallas_kernel_for_tpu():
-    comp = _scatter(_binary("Add"), n_updates=8)
+    comp = _scatter(binary_computation("Add"), n_updates=8)
     fn = get_backend("pallas").lower(comp)
     args = [jax.ShapeDtypeStruct((4,), np.float32), jax.ShapeDtypeStruct((8,), np.int32),
             jax.ShapeDtypeStruct((8,), np.float32)]

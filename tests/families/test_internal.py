@@ -12,23 +12,11 @@ import pytest
 from backend import Shape, XlaBuilder, get_backend, ops
 from backend.errors import OpError, UnsupportedError
 from tests.support.cases import golden_case
+from tests.support.computations import binary_computation
+from tests.support.running import run_built
 
 BACKENDS = ["reference", "jax"]
 F32 = np.float32
-
-
-def _run(backend: str, build, *args: np.ndarray) -> list:
-    b = XlaBuilder("t")
-    params = [ops.Parameter(b, i, a if isinstance(a, Shape) else Shape.array_shape(a.dtype, a.shape), f"p{i}")
-              for i, a in enumerate(args)]
-    build(b, *params)
-    return get_backend(backend).execute(b.build(), [np.asarray(a) for a in args if not isinstance(a, Shape)])
-
-
-def _binary(name: str, shape: Shape, fn) -> object:
-    b = XlaBuilder(name)
-    fn(ops.Parameter(b, 0, shape, "x"), ops.Parameter(b, 1, shape, "y"))
-    return b.build()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -47,7 +35,7 @@ def test_bitcast_reads_a_column_major_operand_in_memory_order(backend):
 def test_bitcast_to_a_layout_string(backend):
     """s32[2,2] [[1,2],[3,4]] (memory 1 2 3 4) read under {0,1}: element (i, j) at i + 2j: [[1,3],[2,4]]."""
     x = np.array([[1, 2], [3, 4]], np.int32)
-    out, = _run(backend, lambda b, p: ops.Bitcast(p, "s32[2,2]{0,1}"), x)
+    out, = run_built(backend, lambda p: ops.Bitcast(p, "s32[2,2]{0,1}"), x)
     np.testing.assert_array_equal(out, [[1, 3], [2, 4]])
     assert out.dtype == np.int32
 
@@ -72,10 +60,10 @@ def test_bitcast_malformed_shape_is_an_op_error(bad):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_copy_start_done_composed_is_the_operand(backend):
     x = np.array([1.5, -0.0, np.inf], F32)
-    out, = _run(backend, lambda b, p: ops.CopyDone(ops.CopyStart(p)), x)
+    out, = run_built(backend, lambda p: ops.CopyDone(ops.CopyStart(p)), x)
     np.testing.assert_array_equal(out, x)
     assert np.signbit(out[1])
-    start = _run(backend, lambda b, p: ops.CopyStart(p), x)
+    start = run_built(backend, ops.CopyStart, x)
     assert [np.asarray(v).dtype for v in start] == [np.float32, np.float32, np.uint32]
     np.testing.assert_array_equal(start[0], x)
     np.testing.assert_array_equal(start[1], x)
@@ -85,15 +73,15 @@ def test_copy_start_done_composed_is_the_operand(backend):
 def test_async_start_update_done_gives_the_wrapped_result(backend):
     """AsyncDone(AsyncUpdate(AsyncStart([x, y], x * y - x))): [2*3-2, -1*4+1] = [4, -3]."""
     shape = Shape.array_shape(F32, (2,))
-    comp = _binary("mul_sub", shape, lambda x, y: ops.Sub(ops.Mul(x, y), x))
+    comp = binary_computation(lambda x, y: ops.Sub(ops.Mul(x, y), x), shape, "mul_sub")
     x, y = np.array([2, -1], F32), np.array([3, 4], F32)
-    out, = _run(backend, lambda b, p, q: ops.AsyncDone(ops.AsyncUpdate(ops.AsyncStart([p, q], comp))), x, y)
+    out, = run_built(backend, lambda p, q: ops.AsyncDone(ops.AsyncUpdate(ops.AsyncStart([p, q], comp))), x, y)
     np.testing.assert_array_equal(out, [4, -3])
 
 
 def test_async_start_shape_and_errors():
     shape = Shape.array_shape(F32, (2,))
-    comp = _binary("add", shape, ops.Add)
+    comp = binary_computation(ops.Add, shape)
     b = XlaBuilder("s")
     p = ops.Parameter(b, 0, shape, "x")
     start = ops.AsyncStart([p, p], comp)
@@ -110,15 +98,15 @@ def test_async_start_shape_and_errors():
 def test_fusion_calls_the_fused_computation(backend):
     """kLoop fusion of max(x, y) + y: [max(1,4)+4, max(5,-2)-2] = [8, 3]."""
     shape = Shape.array_shape(np.int32, (2,))
-    comp = _binary("fused", shape, lambda x, y: ops.Add(ops.Max(x, y), y))
+    comp = binary_computation(lambda x, y: ops.Add(ops.Max(x, y), y), shape, "fused")
     x, y = np.array([1, 5], np.int32), np.array([4, -2], np.int32)
-    out, = _run(backend, lambda b, p, q: ops.Fusion([p, q], comp, "kLoop"), x, y)
+    out, = run_built(backend, lambda p, q: ops.Fusion([p, q], comp, "kLoop"), x, y)
     np.testing.assert_array_equal(out, [8, 3])
 
 
 def test_fusion_errors():
     shape = Shape.array_shape(F32, (2,))
-    comp = _binary("add", shape, ops.Add)
+    comp = binary_computation(ops.Add, shape)
     b = XlaBuilder("f")
     p = ops.Parameter(b, 0, shape, "x")
     for call, constraint in ((lambda: ops.Fusion([p], comp), "C1"), (lambda: ops.Fusion([p, p], comp, "fast"), "C3")):
@@ -132,8 +120,9 @@ def test_fusion_errors():
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_add_dependency_and_domain_pass_the_value_on(backend):
     x = np.array([[7, -8]], np.int16)
-    out, = _run(backend, lambda b, p: ops.Domain(ops.AddDependency(p, ops.AfterAll([ops.CreateToken(b)])),
-                                                 "sharding", "{maximal device=0}", "{replicated}"), x)
+    out, = run_built(backend, lambda b, p: ops.Domain(ops.AddDependency(p, ops.AfterAll([ops.CreateToken(b)])),
+                                                      "sharding", "{maximal device=0}", "{replicated}"), x,
+                     with_builder=True)
     np.testing.assert_array_equal(out, x)
     assert out.dtype == np.int16
 
@@ -195,11 +184,6 @@ def test_a_start_context_may_be_any_u32_but_nothing_else_differs():
     assert run_case(wrong, jax).status == FAILED
 
 
-def _add_computation(etype) -> object:
-    scalar = Shape.array_shape(etype, ())
-    return _binary("add", scalar, ops.Add)
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_collective_start_done_pairs_run_as_their_collectives(backend):
     """Four replicas holding [d, 10 d] (d the replica): AllReduce's sum is [6, 60]; AllGather's concatenation
@@ -207,7 +191,7 @@ def test_collective_start_done_pairs_run_as_their_collectives(backend):
     and replica 3 (no target) zeros."""
     b = XlaBuilder("pairs")
     x = ops.Parameter(b, 0, Shape.array_shape(np.int32, (2,)), "x")
-    reduced = ops.AllReduceDone(ops.AllReduceStart(x, _add_computation(np.int32)))
+    reduced = ops.AllReduceDone(ops.AllReduceStart(x, binary_computation(ops.Add, np.int32)))
     gathered = ops.AllGatherDone(ops.AllGatherStart(x, 0, 4))
     permuted = ops.CollectivePermuteDone(ops.CollectivePermuteStart(x, [[0, 1], [1, 2], [2, 0]]))
     ops.Tuple(b, [reduced, gathered, permuted])

@@ -1,4 +1,4 @@
-"""The builder's ``pallas`` backend: Dot and DotGeneral run through the Pallas kernel."""
+"""Dot and DotGeneral on the builder's ``pallas`` backend, which runs them through the Pallas kernel."""
 
 import jax
 import numpy as np

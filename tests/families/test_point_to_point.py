@@ -10,16 +10,11 @@ import numpy as np
 import pytest
 
 from backend import OpError, Shape, UnsupportedError, XlaBuilder, get_backend, ops
+from tests.support.running import build_computation
 
 BACKENDS = ["reference", "jax"]
 F32_2 = Shape.array_shape(np.float32, (2,))
 S32_1 = Shape.array_shape(np.int32, (1,))
-
-
-def _program(shape: Shape, build) -> object:
-    b = XlaBuilder("p2p")
-    build(ops.Parameter(b, 0, shape))
-    return b.build()
 
 
 def _run(name: str, computation, per_device: list[np.ndarray], replicas: int, partitions: int = 1) -> list:
@@ -36,14 +31,14 @@ def _ids(count: int, dtype=np.int32) -> list[np.ndarray]:
 @pytest.mark.parametrize("name", BACKENDS)
 def test_permute_cycle_leaves_the_untargeted_device_zero(name):
     # pairs 0->1, 1->2, 2->0 on 4 replicas: device 3 is no target, so it gets zeros (the seed)
-    c = _program(F32_2, lambda x: ops.CollectivePermute(x, [(0, 1), (1, 2), (2, 0)]))
+    c = build_computation(lambda x: ops.CollectivePermute(x, [(0, 1), (1, 2), (2, 0)]), F32_2)
     got = _run(name, c, [np.array([d, 10 * d], np.float32) for d in range(4)], replicas=4)
     assert got == [[2, 20], [0, 0], [1, 10], [0, 0]]
 
 
 @pytest.mark.parametrize("name", BACKENDS)
 def test_permute_rotation_over_eight_devices(name):
-    c = _program(S32_1, lambda x: ops.CollectivePermute(x, [(i, (i + 1) % 8) for i in range(8)]))
+    c = build_computation(lambda x: ops.CollectivePermute(x, [(i, (i + 1) % 8) for i in range(8)]), S32_1)
     assert _run(name, c, _ids(8), replicas=8) == [[8], [1], [2], [3], [4], [5], [6], [7]]
 
 
@@ -51,10 +46,10 @@ def test_permute_rotation_over_eight_devices(name):
 def test_permute_modes_on_two_by_two(name):
     # devices d = r * 2 + p hold [d + 1]
     # no channel_id: replica ids; pair (1, 0) within each partition: (0, p) <- (1, p), replica 1 gets zeros
-    c = _program(S32_1, lambda x: ops.CollectivePermute(x, [(1, 0)]))
+    c = build_computation(lambda x: ops.CollectivePermute(x, [(1, 0)]), S32_1)
     assert _run(name, c, _ids(4), replicas=2, partitions=2) == [[3], [4], [0], [0]]
     # a channel_id: partition ids; pair (0, 1) within each replica: (r, 1) <- (r, 0), partition 0 gets zeros
-    c = _program(S32_1, lambda x: ops.CollectivePermute(x, [(0, 1)], channel_id=1))
+    c = build_computation(lambda x: ops.CollectivePermute(x, [(0, 1)], channel_id=1), S32_1)
     assert _run(name, c, _ids(4), replicas=2, partitions=2) == [[0], [1], [0], [3]]
 
 
@@ -73,33 +68,34 @@ def test_multi_permute_swaps_every_operand(name):
 def test_broadcast_groups_and_devices_in_no_group(name):
     # 4 replicas x 2 partitions, no channel_id: groups of replica ids [[1, 0], [3]] within each partition;
     # replica 2 is in no group: zeros
-    c = _program(S32_1, lambda x: ops.CollectiveBroadcast(x, [[1, 0], [3]]))
+    c = build_computation(lambda x: ops.CollectiveBroadcast(x, [[1, 0], [3]]), S32_1)
     assert _run(name, c, _ids(8), replicas=4, partitions=2) == [[3], [4], [3], [4], [0], [0], [7], [8]]
     # a channel_id: partition ids, group [1, 0] within each replica: everyone gets partition 1's value
-    c = _program(S32_1, lambda x: ops.CollectiveBroadcast(x, [[1, 0]], channel_id=types.SimpleNamespace(handle=2)))
+    c = build_computation(lambda x: ops.CollectiveBroadcast(x, [[1, 0]], channel_id=types.SimpleNamespace(handle=2)),
+                          S32_1)
     assert _run(name, c, _ids(8), replicas=4, partitions=2) == [[2], [2], [4], [4], [6], [6], [8], [8]]
 
 
 @pytest.mark.parametrize("name", BACKENDS)
 def test_broadcast_empty_groups_is_all_from_device_zero(name):
-    c = _program(S32_1, lambda x: ops.CollectiveBroadcast(x, []))
+    c = build_computation(lambda x: ops.CollectiveBroadcast(x, []), S32_1)
     assert _run(name, c, _ids(2), replicas=2) == [[1], [1]]
-    c = _program(S32_1, lambda x: ops.CollectiveBroadcast(x, [[2, 0, 3]]))
+    c = build_computation(lambda x: ops.CollectiveBroadcast(x, [[2, 0, 3]]), S32_1)
     assert _run(name, c, _ids(4), replicas=4) == [[3], [0], [3], [3]]
 
 
 @pytest.mark.parametrize("name", BACKENDS)
 def test_ids_out_of_range_at_execute_time(name):
-    c = _program(S32_1, lambda x: ops.CollectivePermute(x, [(0, 2)]))
+    c = build_computation(lambda x: ops.CollectivePermute(x, [(0, 2)]), S32_1)
     with pytest.raises(OpError) as e:
         _run(name, c, _ids(2), replicas=2)
     assert (e.value.op, e.value.constraint, e.value.arg) == ("CollectivePermute", "C6", "source_target_pairs")
     # a channel_id makes the ids partition ids: one partition, so id 1 is out of range
-    c = _program(S32_1, lambda x: ops.MultiCollectivePermute([x], [(1, 0)], channel_id=4))
+    c = build_computation(lambda x: ops.MultiCollectivePermute([x], [(1, 0)], channel_id=4), S32_1)
     with pytest.raises(OpError) as e:
         _run(name, c, _ids(2), replicas=2)
     assert (e.value.op, e.value.constraint) == ("MultiCollectivePermute", "C6")
-    c = _program(S32_1, lambda x: ops.CollectiveBroadcast(x, [[0], [4]]))
+    c = build_computation(lambda x: ops.CollectiveBroadcast(x, [[0], [4]]), S32_1)
     with pytest.raises(OpError) as e:
         _run(name, c, _ids(4), replicas=4)
     assert (e.value.op, e.value.constraint, e.value.arg) == ("CollectiveBroadcast", "C5", "replica_groups")

@@ -11,17 +11,11 @@ from backend import OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from conformance import cases_for, run_cases
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
 from tests.support.cases import allowed_table, golden_case
-from tests.support.computations import scalar_parameters
+from tests.support.computations import binary_computation, scalar_parameters
 from tests.support.running import array_parameter
 
 F32, S32 = PrimitiveType.F32, PrimitiveType.S32
 BACKENDS = ["reference", "jax"]
-
-
-def _scalar_computation(name, op, etype=F32):
-    sub = XlaBuilder(name)
-    op(ops.Parameter(sub, 0, Shape.scalar_shape(etype), "a"), ops.Parameter(sub, 1, Shape.scalar_shape(etype), "b"))
-    return sub.build()
 
 
 def _params(b, *shapes):
@@ -48,7 +42,7 @@ def _sum_and_max_computation():
 def test_reduce_seed_3d_over_two_dimensions(backend):
     b = XlaBuilder("r")
     x, init = _params(b, (4, 2, 3), ())
-    ops.Reduce([x], [init], _scalar_computation("add", ops.Add), [1, 0])
+    ops.Reduce([x], [init], binary_computation(ops.Add), [1, 0])
     data = np.tile(np.array([[1, 2, 3], [4, 5, 6]], np.float32), (4, 1, 1))
     out = get_backend(backend).execute(b.build(), [data, np.float32(0)])
     np.testing.assert_array_equal(out[0], np.array([20, 28, 36], np.float32))
@@ -86,8 +80,8 @@ def test_select_and_scatter_overlapping_windows_accumulate(backend):
     source = ops.Parameter(b, 1, Shape.array_shape(PrimitiveType.S32, (2, 2)), "source")
     init = ops.Parameter(b, 2, Shape.scalar_shape(PrimitiveType.S32), "init")
     s32 = PrimitiveType.S32
-    ops.SelectAndScatter(operand, _scalar_computation("ge", ops.Ge, s32), [2, 3], [1, 1], [[0, 0], [0, 0]],
-                         source, init, _scalar_computation("add", ops.Add, s32))
+    ops.SelectAndScatter(operand, binary_computation(ops.Ge, s32), [2, 3], [1, 1], [[0, 0], [0, 0]],
+                         source, init, binary_computation(ops.Add, s32))
     x = np.array([[1, 2, 9, 3], [4, 5, 6, 2], [0, 1, 3, 7]], np.int32)
     out = get_backend(backend).execute(b.build(), [x, np.array([[2, 6], [3, 1]], np.int32), np.int32(0)])
     np.testing.assert_array_equal(out[0], [[0, 0, 8, 0], [0, 0, 3, 0], [0, 0, 0, 1]])
@@ -102,17 +96,17 @@ def _error(fn):
 def test_error_constraints():
     b = XlaBuilder("errors")
     x, init = _params(b, (2, 3), ())
-    add = _scalar_computation("add", ops.Add)
+    add = binary_computation(ops.Add)
     idx = ops.Parameter(b, 2, Shape.array_shape(PrimitiveType.S32, (2, 3)), "idx")
     idx0 = ops.Parameter(b, 3, Shape.scalar_shape(PrimitiveType.S32), "idx0")
     assert _error(lambda: ops.Reduce([x], [init], add, [2])) == "C6"
     assert _error(lambda: ops.Reduce([x, idx], [idx0, init], add, [1])) == "C1"  # init i has operand i's type
     assert _error(lambda: ops.Reduce([x, idx], [init, idx0], add, [1])) == "C5"  # (f32, s32) is fine: 4 params
-    assert _error(lambda: ops.Reduce([x], [init], _scalar_computation("ge", ops.Ge), [1])) == "C5"
+    assert _error(lambda: ops.Reduce([x], [init], binary_computation(ops.Ge), [1])) == "C5"
     assert _error(lambda: ops.ReduceWindow([x], [init], add, [1, 0], [1, 1], [[0, 0], [0, 0]])) == "C7"
     assert _error(lambda: ops.ReduceWindow([x], [init], add, [1], [1], [[0, 0]])) == "C6"
     src = ops.Parameter(b, 4, Shape.array_shape(F32, (2, 2)), "src")
-    ge = _scalar_computation("ge", ops.Ge)
+    ge = binary_computation(ops.Ge)
     assert _error(lambda: ops.SelectAndScatter(x, ge, [2, 2], [2, 2], [[0, 0], [0, 0]], src, init, add)) == "C7"
     assert _error(lambda: ops.SelectAndScatter(x, add, [1, 1], [1, 1], [[0, 0], [0, 0]], x, init, add)) == "C3"
 
@@ -168,11 +162,11 @@ def _pool_computation(op):
     x = ops.Parameter(b, 0, Shape.array_shape(F32, (8, 128)), "x")
     zero = ops.Constant(b, np.float32(0))
     if op == "ReduceWindow":
-        ops.ReduceWindow([x], [zero], _scalar_computation("add", ops.Add), [2, 2], [2, 2], [[0, 0], [0, 0]])
+        ops.ReduceWindow([x], [zero], binary_computation(ops.Add), [2, 2], [2, 2], [[0, 0], [0, 0]])
     else:
         src = ops.Parameter(b, 1, Shape.array_shape(F32, (4, 64)), "src")
-        ops.SelectAndScatter(x, _scalar_computation("ge", ops.Ge), [2, 2], [2, 2], [[0, 0], [0, 0]], src, zero,
-                             _scalar_computation("add", ops.Add))
+        ops.SelectAndScatter(x, binary_computation(ops.Ge), [2, 2], [2, 2], [[0, 0], [0, 0]], src, zero,
+                             binary_computation(ops.Add))
     return b.build()
 
 

@@ -4,36 +4,21 @@ sizes (an implementation-defined entry narrowed to a closed set)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import ml_dtypes
 import numpy as np
 import pytest
 from jax import lax
 
-from backend import ops
 from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.attribute_types import DotDimensionNumbers, RaggedDotDimensionNumbers
-from backend.hlo.builder import XlaBuilder
-from backend.hlo.shape import shape_from_pyval
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
 from tests.support.cases import allowed_table, golden_case
 from tests.support.mutant_backends import mutant_backend
+from tests.support.running import op_computation, run_op
 
 BACKENDS = ("reference", "jax")
 F8, E8M0, F4 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn
-
-
-def _build(op: str, operands: list[np.ndarray], **attrs: Any) -> Any:
-    b = XlaBuilder(op.lower())
-    params = [ops.Parameter(b, i, shape_from_pyval(x), f"p{i}") for i, x in enumerate(operands)]
-    getattr(ops, op)(*params, **attrs)
-    return b.build()
-
-
-def _run(backend: str, op: str, operands: list[np.ndarray], **attrs: Any) -> np.ndarray:
-    return np.asarray(get_backend(backend).execute(_build(op, operands, **attrs), operands)[0])
 
 
 MATMUL = (((1,), (0,)), ((), ()))
@@ -48,8 +33,8 @@ def test_scaled_dot_mx_blocks_by_hand(backend: str) -> None:
     lhs_scale = np.array([[2, 0.5]], E8M0)
     rhs = np.ones((4, 2), F8)
     rhs_scale = np.array([[1, 1], [4, 0.25]], E8M0)  # column 1 scaled by 1, 1 then 0.25, 0.25
-    out = _run(backend, "ScaledDot", [lhs, lhs_scale, rhs, rhs_scale], dimension_numbers=MATMUL,
-               preferred_element_type=np.float32)
+    out = run_op(backend, "ScaledDot", lhs, lhs_scale, rhs, rhs_scale, dimension_numbers=MATMUL,
+                 preferred_element_type=np.float32)
     # column 0: 2+4 + 4*(1.5+2) = 20; column 1: 1*(2+4) + 0.25*(1.5+2) = 6.875
     np.testing.assert_array_equal(out, np.array([[20, 6.875]], np.float32))
 
@@ -58,8 +43,8 @@ def test_scaled_dot_mx_blocks_by_hand(backend: str) -> None:
 def test_scaled_dot_fp4_rounds_into_bf16(backend: str) -> None:
     lhs = np.array([[0.5, 1.5], [6, -2]], F4)
     rhs = np.array([[2], [1]], F4)
-    out = _run(backend, "ScaledDot", [lhs, np.array([[0.25]], E8M0), rhs, np.array([[8]], E8M0)],
-               dimension_numbers=MATMUL, preferred_element_type=ml_dtypes.bfloat16)
+    out = run_op(backend, "ScaledDot", lhs, np.array([[0.25]], E8M0), rhs, np.array([[8]], E8M0),
+                 dimension_numbers=MATMUL, preferred_element_type=ml_dtypes.bfloat16)
     assert out.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(out.astype(np.float32), [[5], [20]])  # 0.125*16 + 0.375*8; 1.5*16 - 0.5*8
 
@@ -87,19 +72,20 @@ def test_scaled_dot_matches_loops_on_random_mx_inputs(seed: int) -> None:
     rs = (2.0 ** rng.integers(-3, 4, (4, 3))).astype(E8M0)  # blocks of 2 x 2
     want = _scaled_dot_loops(lhs, ls, rhs, rs)
     for backend in BACKENDS:
-        got = _run(backend, "ScaledDot", [lhs, ls, rhs, rs], dimension_numbers=MATMUL, preferred_element_type="f32")
+        got = run_op(backend, "ScaledDot", lhs, ls, rhs, rs, dimension_numbers=MATMUL, preferred_element_type="f32")
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=backend)  # exact products, f32 sums of 8
 
 
 def test_scaled_dot_takes_the_seeds_argument_name_and_checks_blocks() -> None:
     lhs, rhs = np.ones((2, 4), F8), np.ones((4, 2), F8)
-    comp = _build("ScaledDot", [lhs, np.ones((2, 2), E8M0), rhs, np.ones((2, 2), E8M0)], dimension_number=MATMUL)
+    comp = op_computation("ScaledDot", lhs, np.ones((2, 2), E8M0), rhs, np.ones((2, 2), E8M0), dimension_number=MATMUL)
     assert comp.root_instruction.shape.dimensions() == (2, 2)
     with pytest.raises(OpError) as e:
-        _build("ScaledDot", [lhs, np.ones((2, 3), E8M0), rhs, np.ones((2, 2), E8M0)], dimension_numbers=MATMUL)
+        op_computation("ScaledDot", lhs, np.ones((2, 3), E8M0), rhs, np.ones((2, 2), E8M0), dimension_numbers=MATMUL)
     assert (e.value.constraint, e.value.arg) == ("C8", "lhs_scale")
     with pytest.raises(OpError) as e:
-        _build("ScaledDot", [lhs, np.ones((2, 2), np.int32), rhs, np.ones((2, 2), E8M0)], dimension_numbers=MATMUL)
+        op_computation("ScaledDot", lhs, np.ones((2, 2), np.int32), rhs, np.ones((2, 2), E8M0),
+                       dimension_numbers=MATMUL)
     assert e.value.constraint == "C1"
 
 
@@ -151,9 +137,9 @@ def test_ragged_dot_matches_loops_on_random_inputs(seed: int) -> None:
     numbers2 = ((((1,), (0,)), ((), ())), (1,), ())
     want2 = _ragged_contracting_loops(m2, r2, s2)
     for backend in BACKENDS:
-        got = _run(backend, "RaggedDot", [lhs, rhs, sizes], ragged_dot_dimension_numbers=numbers)
+        got = run_op(backend, "RaggedDot", lhs, rhs, sizes, ragged_dot_dimension_numbers=numbers)
         np.testing.assert_array_equal(got, want, err_msg=backend)  # small integers: exact in f32
-        got2 = _run(backend, "RaggedDot", [m2, r2, s2], ragged_dot_dimension_numbers=numbers2)
+        got2 = run_op(backend, "RaggedDot", m2, r2, s2, ragged_dot_dimension_numbers=numbers2)
         np.testing.assert_array_equal(got2, want2, err_msg=backend)
 
 
@@ -162,16 +148,16 @@ def test_ragged_dot_by_hand_every_mode(backend: str) -> None:
     lhs = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
     # non-contracting (ragged m = 2 rows): sizes [0, 1] -> row 0 in group 1, row 1 past the sum
     rhs = np.stack([np.ones((4, 1)), 2 * np.ones((4, 1))]).astype(np.float32)
-    got = _run(backend, "RaggedDot", [lhs, rhs, np.array([0, 1], np.int32)],
-               ragged_dot_dimension_numbers=((((1,), (1,)), ((), ())), (0,), (0,)))
+    got = run_op(backend, "RaggedDot", lhs, rhs, np.array([0, 1], np.int32),
+                 ragged_dot_dimension_numbers=((((1,), (1,)), ((), ())), (0,), (0,)))
     np.testing.assert_array_equal(got, [[20], [0]])  # 2 * (1+2+3+4)
     # contracting (ragged k = 4): sizes [3, 1] -> group 0 sums k < 3, group 1 sums k = 3
-    got = _run(backend, "RaggedDot", [lhs, np.ones((4, 1), np.float32), np.array([3, 1], np.int32)],
-               ragged_dot_dimension_numbers=((((1,), (0,)), ((), ())), (1,), ()))
+    got = run_op(backend, "RaggedDot", lhs, np.ones((4, 1), np.float32), np.array([3, 1], np.int32),
+                 ragged_dot_dimension_numbers=((((1,), (0,)), ((), ())), (1,), ()))
     np.testing.assert_array_equal(got, [[[6], [18]], [[4], [8]]])
     # batch: the groups do not change anything
-    got = _run(backend, "RaggedDot", [lhs.reshape(2, 1, 4), np.ones((2, 4, 1), np.float32), np.array([1], np.int32)],
-               ragged_dot_dimension_numbers=((((2,), (1,)), ((0,), (0,))), (0,), ()))
+    got = run_op(backend, "RaggedDot", lhs.reshape(2, 1, 4), np.ones((2, 4, 1), np.float32), np.array([1], np.int32),
+                 ragged_dot_dimension_numbers=((((2,), (1,)), ((0,), (0,))), (0,), ()))
     np.testing.assert_array_equal(got, [[[10]], [[26]]])
 
 
@@ -181,15 +167,15 @@ def test_ragged_dimension_numbers_forms_and_malformed_ones() -> None:
     for form in (lax.RaggedDotDimensionNumbers(dot, (0,), (0,)),
                  {"dot_dimension_numbers": dot, "lhs_ragged_dimensions": [0], "rhs_group_dimensions": [0]},
                  RaggedDotDimensionNumbers(DotDimensionNumbers((1,), (1,)), (0,), (0,))):
-        comp = _build("RaggedDot", [lhs, rhs, sizes], ragged_dot_dimension_numbers=form)
+        comp = op_computation("RaggedDot", lhs, rhs, sizes, ragged_dot_dimension_numbers=form)
         assert comp.root_instruction.shape.dimensions() == (2, 2)
     for bad in ("nonsense", None, (dot, "x", ()), (dot, (0,)), {"lhs_ragged_dimensions": [0]},
                 {"dot_dimension_numbers": dot, "ragged": [0]}, (dot, (0.5,), (0,)), ((1, 2), (0,), (0,))):
         with pytest.raises(OpError) as e:
-            _build("RaggedDot", [lhs, rhs, sizes], ragged_dot_dimension_numbers=bad)
+            op_computation("RaggedDot", lhs, rhs, sizes, ragged_dot_dimension_numbers=bad)
         assert e.value.op == "RaggedDot"
     with pytest.raises(OpError) as e:
-        _build("RaggedDot", [lhs, rhs, np.array([[2]], np.int32)], ragged_dot_dimension_numbers=(dot, (0,), (0,)))
+        op_computation("RaggedDot", lhs, rhs, np.array([[2]], np.int32), ragged_dot_dimension_numbers=(dot, (0,), (0,)))
     assert (e.value.constraint, e.value.arg) == ("C9", "group_sizes")
 
 

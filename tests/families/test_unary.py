@@ -10,20 +10,10 @@ import numpy as np
 import pytest
 
 from backend import ops
-from backend.backends import get_backend
-from backend.errors import OpError
 from backend.hlo.attribute_types import ResultAccuracy, ResultAccuracyMode
 from backend.hlo.builder import XlaBuilder
-from backend.hlo.shape import Shape, shape_from_pyval
-from specs import parse_shape
-
-
-def _run(backend: str, op: str, operand: np.ndarray, **attrs: Any) -> np.ndarray:
-    b = XlaBuilder(op.lower())
-    x = ops.Parameter(b, 0, shape_from_pyval(operand), "operand")
-    getattr(ops, op)(x, **attrs)
-    return get_backend(backend).execute(b.build(), [operand])[0]
-
+from backend.hlo.shape import Shape
+from tests.support.running import op_error, run_op
 
 # exact results: compared bit for bit (signed zeros included)
 EXACT = [
@@ -85,7 +75,7 @@ CLOSE = [
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 @pytest.mark.parametrize("op,operand,expected", EXACT, ids=[f"{c[0]}-{i}" for i, c in enumerate(EXACT)])
 def test_exact_values(backend: str, op: str, operand: np.ndarray, expected: np.ndarray) -> None:
-    out = _run(backend, op, operand)
+    out = run_op(backend, op, operand)
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(out, expected)
     if out.dtype.kind == "f":
@@ -96,7 +86,7 @@ def test_exact_values(backend: str, op: str, operand: np.ndarray, expected: np.n
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 @pytest.mark.parametrize("op,operand,expected", CLOSE, ids=[f"{c[0]}-{i}" for i, c in enumerate(CLOSE)])
 def test_close_values(backend: str, op: str, operand: np.ndarray, expected: np.ndarray) -> None:
-    out = _run(backend, op, operand)
+    out = run_op(backend, op, operand)
     assert out.dtype == expected.dtype
     rtol = 1e-6 if out.dtype in (np.float32, np.complex64) else 1e-14
     np.testing.assert_allclose(out, expected, rtol=rtol, atol=1e-300)
@@ -106,16 +96,8 @@ def test_close_values(backend: str, op: str, operand: np.ndarray, expected: np.n
                                       ResultAccuracy(ResultAccuracyMode.HIGHEST)])
 def test_result_accuracy_is_accepted(accuracy: Any) -> None:
     for backend in ("reference", "jax"):
-        out = _run(backend, "Exp", np.float32([0, 1]), result_accuracy=accuracy)
+        out = run_op(backend, "Exp", np.float32([0, 1]), result_accuracy=accuracy)
         np.testing.assert_allclose(out, np.float32([1, math.e]), rtol=1e-6)
-
-
-def _error(op: str, shape: str, **attrs: Any) -> OpError:
-    b = XlaBuilder("errors")
-    x = ops.Parameter(b, 0, parse_shape(shape), "x")
-    with pytest.raises(OpError) as info:
-        getattr(ops, op)(x, **attrs)
-    return info.value
 
 
 @pytest.mark.parametrize("op,shape", [
@@ -124,21 +106,21 @@ def _error(op: str, shape: str, **attrs: Any) -> OpError:
     ("Sign", "u32[2]"), ("Abs", "u8[2]"), ("Neg", "pred[2]"), ("Real", "s32[2]"), ("Imag", "pred[2]"),
 ])
 def test_element_type_is_c1(op: str, shape: str) -> None:
-    err = _error(op, shape)
+    err = op_error(op, shape)
     assert err.constraint == "C1"
     assert err.arg == "operand"
 
 
 @pytest.mark.parametrize("field,value", [("atol", -1e-6), ("rtol", -0.5), ("ulps", -1)])
 def test_negative_tolerance_is_c2(field: str, value: float) -> None:
-    err = _error("Sin", "f32[3]", result_accuracy={field: value})
+    err = op_error("Sin", "f32[3]", result_accuracy={field: value})
     assert err.constraint == "C2"
     assert err.arg == "result_accuracy"
     assert field in str(err)
 
 
 def test_bad_result_accuracy_is_arg_type() -> None:
-    assert _error("Tanh", "f32[3]", result_accuracy="FASTEST").constraint == "arg-type"
+    assert op_error("Tanh", "f32[3]", result_accuracy="FASTEST").constraint == "arg-type"
 
 
 def test_result_types() -> None:

@@ -1,17 +1,21 @@
 """Building a small computation over parameters and running it on a backend: the tests' one way to do it.
 
-Each positional argument after the ``build`` callable (or the op's name) stands for one parameter, numbered in
-order and named ``p0``, ``p1``, ...: a value (a NumPy array or scalar, a token, a tuple of those) gives the
-parameter its shape and is passed to ``execute``; a :class:`~backend.Shape` or shape text (``"f32[2,3]"``) is a
-parameter without a value (for computations that are only built, or whose arguments come later).
+Each positional argument after the op (or the ``build`` callable) stands for one parameter, numbered in order and
+named ``p0``, ``p1``, ...: a value (a NumPy array or scalar, a token, a tuple of those) gives the parameter its
+shape and is passed to ``execute``; a :class:`~backend.Shape` or shape text (``"f32[2,3]"``) is a parameter
+without a value (for computations that are only built, or whose arguments come later). An op is an op's name
+(``"Add"``, keyword attributes after the operands) or a callable of the parameters (``ops.Select``, a lambda that
+passes attributes positionally).
 
-    run_op("jax", "Add", lhs, rhs, broadcast_dimensions=[0])   # the first result
+    run_op("jax", "Add", lhs, rhs, broadcast_dimensions=[0])               # the first result
+    run_op("reference", lambda x: ops.ReducePrecision(x, 5, 10), x)
     run_built("reference", lambda x, y: ops.Tuple(x.builder, [ops.Max(x, y), y]), a, b)   # every result
     run_built("reference", lambda b, x: ops.AddDependency(x, ops.CreateToken(b)), a, with_builder=True)
-    op_computation("Conv", Shape.array_shape("f32", (1, 1, 3)), rhs_shape, window_strides=[1], padding="SAME")
+    op_computation("Conv", Shape.array_shape("f32", (1, 1, 3)), "f32[1,1,2]", window_strides=[1], padding="SAME")
+    op_error("Exp", "s32[3]").constraint                                   # building raises OpError: which one
 
-Runs on several devices pass each device's arguments themselves (``execute(..., replicas=...)``); the
-computation can still come from :func:`build_computation` with Shape arguments.
+Runs on several devices pass each device's arguments themselves (``execute(..., replicas=...)``); their
+computation still comes from :func:`build_computation` with Shape arguments.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from backend import Shape, XlaBuilder, get_backend, ops
+import pytest
+
+from backend import OpError, Shape, XlaBuilder, get_backend, ops
 from backend.hlo.graph import XlaComputation, XlaOp
 from backend.hlo.shape import shape_from_pyval
 
@@ -52,17 +58,37 @@ def build_computation(build: Callable[..., Any], *args: Any, with_builder: bool 
     return b.build()
 
 
-def op_computation(op: str, *args: Any, **attrs: Any) -> XlaComputation:
-    """``ops.<op>(*parameters, **attrs)`` over parameters shaped like ``args``."""
-    return build_computation(lambda *params: getattr(ops, op)(*params, **attrs), *args, name=op.lower())
+def _applied(op: str | Callable[..., Any], attrs: dict[str, Any]) -> Callable[..., Any]:
+    fn = getattr(ops, op) if isinstance(op, str) else op
+    return lambda *params: fn(*params, **attrs)
+
+
+def op_computation(op: str | Callable[..., Any], *args: Any, **attrs: Any) -> XlaComputation:
+    """``op(*parameters, **attrs)`` over parameters shaped like ``args``."""
+    return build_computation(_applied(op, attrs), *args, name=op.lower() if isinstance(op, str) else "t")
+
+
+def _execute(backend: str, computation: XlaComputation, args: tuple[Any, ...]) -> list[Any]:
+    return get_backend(backend).execute(computation, [a for a in args if has_value(a)])
 
 
 def run_built(backend: str, build: Callable[..., Any], *args: Any, with_builder: bool = False) -> list[Any]:
     """Every result of :func:`build_computation` run on ``backend`` with the values among ``args``."""
-    computation = build_computation(build, *args, with_builder=with_builder)
-    return get_backend(backend).execute(computation, [a for a in args if has_value(a)])
+    return _execute(backend, build_computation(build, *args, with_builder=with_builder), args)
 
 
-def run_op(backend: str, op: str, *args: Any, **attrs: Any) -> Any:
-    """The first result of ``ops.<op>(*parameters, **attrs)`` run on ``backend`` with the values among ``args``."""
-    return get_backend(backend).execute(op_computation(op, *args, **attrs), [a for a in args if has_value(a)])[0]
+def run_op(backend: str, op: str | Callable[..., Any], *args: Any, **attrs: Any) -> Any:
+    """The first result of ``op(*parameters, **attrs)`` run on ``backend`` with the values among ``args``."""
+    return _execute(backend, op_computation(op, *args, **attrs), args)[0]
+
+
+def build_error(build: Callable[..., Any], *args: Any, with_builder: bool = False) -> OpError:
+    """The OpError that :func:`build_computation` raises (the test fails if it builds)."""
+    with pytest.raises(OpError) as info:
+        build_computation(build, *args, with_builder=with_builder)
+    return info.value
+
+
+def op_error(op: str | Callable[..., Any], *args: Any, **attrs: Any) -> OpError:
+    """The OpError that ``op(*parameters, **attrs)`` raises over parameters shaped like ``args``."""
+    return build_error(_applied(op, attrs), *args)
