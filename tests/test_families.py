@@ -136,3 +136,13 @@ def test_grouping_by_category_keeps_the_navigation_order() -> None:
         assert [s.name for s in ops] == sorted(s.name for s in ops)
         assert all(s.category == category for s in ops)
     assert list(loader.by_category([all_specs["Add"], all_specs["Abs"]])) == ["element-wise"]
+
+
+def test_the_family_test_files_are_named_after_families() -> None:
+    """tests/families/ holds one file per family, named as the family module (tests/README.md)."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "families"
+    names = {p.stem.removeprefix("test_") for p in folder.glob("test_*.py")}
+    assert names and names <= set(FAMILIES), sorted(names - set(FAMILIES))
+    assert sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_")) == ["__init__.py"]

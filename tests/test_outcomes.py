@@ -15,7 +15,7 @@ from conformance.generate import cases_for
 from conformance.outcomes import allowed_outcomes
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case, run_cases
 from specs.loader import SpecError, load_file
-from tests.mutant_backends import MUTANTS
+from tests.support.mutant_backends import MUTANTS
 
 
 def _mutant(name: str):
