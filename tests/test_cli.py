@@ -237,3 +237,11 @@ def test_printed_reproductions_of_a_module_attribute_backend_run_as_printed(tmp_
         proc = subprocess.run([sys.executable, "-c", c["reproduction"]], cwd=ROOT, capture_output=True, text=True,
                               timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
         assert proc.returncode == 0 and proc.stdout.strip(), (c["id"], proc.stderr[-2000:])
+
+
+def test_fuzz_without_hypothesis_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # as in the base install, which has no hypothesis
+    monkeypatch.delitem(sys.modules, "conformance.fuzz", raising=False)
+    code, out, err = _main(capsys, "fuzz", "--examples", "2", "--ops", "Neg")
+    assert code == 2 and out == ""
+    assert err.strip() == "error: fuzz needs hypothesis, which the test extra installs: pip install -e '.[test]'"
