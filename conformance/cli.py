@@ -391,7 +391,7 @@ def _resume_command(argv: list[str], journal: str) -> str:
         if a.startswith(("--results=", "--resume=")):
             continue
         kept.append(a)
-    return shlex.join([os.path.basename(sys.executable), "-m", "conformance", *kept, "--resume", journal])
+    return shlex.join([sys.executable, "-m", "conformance", *kept, "--resume", journal])
 
 
 def _missing_extra(name: str) -> str:
