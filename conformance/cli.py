@@ -308,7 +308,7 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
         print("reports: " + ", ".join(written))
     elif chosen_outcomes_text(report) and not args.verbose:
         print("implementation-defined outcomes chosen: -v lists them (or --report writes them)")
-    if interrupted:
+    if interrupted and len(results) < len(selected):  # (after the last result, Ctrl-C lost nothing)
         path = journal_path or _save_journal(recorded, backend.name, args.profile)
         print(f"interrupted after {len(results)} of {len(selected)} cases; the rest run with:\n  "
               f"{_resume_command(argv, path)}", file=sys.stderr)

@@ -245,3 +245,26 @@ def test_fuzz_without_hypothesis_says_how_to_install_it(capsys, monkeypatch):
     code, out, err = _main(capsys, "fuzz", "--examples", "2", "--ops", "Neg")
     assert code == 2 and out == ""
     assert err.strip() == "error: fuzz needs hypothesis, which the test extra installs: pip install -e '.[test]'"
+
+
+def test_ctrl_c_on_a_real_run_with_workers(tmp_path):
+    """SIGINT to ``python -m conformance run`` (worker processes, no --results) while a case hangs: exit 130, the
+    partial summary and the --resume command, no traceback."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend",
+                             "tests.support.misbehaving_backends:HANGS", "--ops", "Abs,Neg", "--kinds", "golden",
+                             "-j", "1", "--timeout", "100"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()  # Abs is done; Neg's scalar case hangs
+    assert "Abs" in first, first + proc.stderr.read()
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err and re.search(r"^Abs\s+16\s+16\b", out, re.M), out + err
+    done = re.search(r"interrupted after (\d+) of (\d+) cases; the rest run with:\n  (.*--resume (\S+))$", err, re.M)
+    assert done and 16 <= int(done.group(1)) < int(done.group(2)), err
+    assert len(open(done.group(4)).read().splitlines()) == int(done.group(1))
+    os.remove(done.group(4))
