@@ -43,6 +43,7 @@ from conformance.selection import (
     non_negative_int,
     positive_int,
     positive_seconds,
+    resolve_ops,
     shard,
 )
 
@@ -130,10 +131,10 @@ def _parser() -> argparse.ArgumentParser:
 def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
     from conformance import coverage
 
-    names = [n.strip() for n in args.ops.split(",") if n.strip()]
-    unknown = [n for n in names if n not in all_specs]
-    if unknown:
-        print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
+    try:
+        names = resolve_ops([n.strip() for n in args.ops.split(",") if n.strip()], all_specs)
+    except SelectionError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     chosen = {n: all_specs[n] for n in names} if names else all_specs
     uncovered = coverage.coverage(chosen, args.seed)

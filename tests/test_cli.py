@@ -268,3 +268,12 @@ def test_ctrl_c_on_a_real_run_with_workers(tmp_path):
     assert done and 16 <= int(done.group(1)) < int(done.group(2)), err
     assert len(open(done.group(4)).read().splitlines()) == int(done.group(1))
     os.remove(done.group(4))
+
+
+def test_coverage_and_fuzz_take_op_names_as_run_does(capsys):
+    code, _, err = _main(capsys, "coverage", "--ops", "Dott")
+    assert code == 2 and "no spec for Dott (did you mean Dot, DotGeneral?)" in err
+    code, out, _ = _main(capsys, "coverage", "--ops", "pad", "--json")
+    assert code == 0 and set(json.loads(out)["uncovered"]) <= {"Pad"}
+    code, _, err = _main(capsys, "fuzz", "--examples", "1", "--ops", "Negg")
+    assert code == 2 and "no spec for Negg (did you mean Neg, " in err
