@@ -218,8 +218,10 @@ def rng_normal(ctx: EvaluatorContext, mu: np.ndarray, sigma: np.ndarray) -> np.n
 
 @implementation_defined("RngUniform")
 def rng_uniform_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
-    """Every element's value is the implementation's draw: in [a, b) when a < b (or b itself, rounded
-    up to it), anything otherwise."""
+    """Every element's value is the implementation's draw: in [a, b) when a < b (or, for floating-point types,
+    b itself: a draw rounded to the type may reach it; an integer draw never does), anything otherwise."""
+    rounds = etypes.is_float(etypes.dtype_to_etype(a.dtype))
+
     def in_range(closed: bool) -> Predicate:
         def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
             if not a < b:
@@ -227,7 +229,7 @@ def rng_uniform_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) ->
             return (actual >= a) & ((actual <= b) if closed else (actual < b))
         return accepts
     return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool),
-                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(True)})}
+                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(rounds)})}
 
 
 @implementation_defined("RngNormal")

@@ -170,3 +170,32 @@ def test_uniform_rounding_never_reaches_b():
     """A wide f16 interval whose rounding lands on b for draws near its top: still below b."""
     x = _draw("RngUniform", PrimitiveType.F16, 0.0, 1.0, N, "reference")
     assert x.max() < 1.0
+
+
+def test_rng_uniform_only_floats_may_round_up_to_b() -> None:
+    """An integer draw is never rounded, so b itself is outside [a, b) on every profile (XLA gives exactly 5 on
+    s32 [5, 6)); a float draw rounded to the type may reach b (XLA CPU gives b in one-value f32 intervals)."""
+    import numpy as np
+
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    from tests.support.cases import golden_case
+
+    class ReturnsB:
+        name = "returns_b"
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            a, b = arguments
+            return [np.full(computation.program_shape().result_shape().dimensions(), b, b.dtype)]
+
+    ints = golden_case("RngUniform", {"a": np.int32(5), "b": np.int32(6)}, np.int32([5, 5, 5, 5]),
+                       {"shape": "s32[4]"}, tag="values")
+    floats = golden_case("RngUniform", {"a": np.float32(1), "b": np.float32(1 + 2**-23)}, np.float32([1, 1]),
+                         {"shape": "f32[2]"}, tag="values")
+    assert run_case(ints, get_backend("reference")).status == PASSED
+    for profile in ("spec", "xla"):
+        assert run_case(ints, ReturnsB(), profile=profile).status == FAILED
+    rounded = run_case(floats, ReturnsB())
+    assert rounded.status == IMPL_DEFINED and "rounded_up_to_b" in rounded.message
