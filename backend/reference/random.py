@@ -30,7 +30,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.attribute_types import RandomAlgorithm
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Predicate, none_of
+from backend.reference.allowed import Allowed, Predicate, any_value, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -173,16 +173,17 @@ def rng_bit_generator(ctx: EvaluatorContext, initial_state: np.ndarray) -> tuple
 
 @implementation_defined("RngBitGenerator")
 def rng_bit_generator_outcomes(ctx: EvaluatorContext, initial_state: np.ndarray) -> dict[str, Any]:
-    """RNG_DEFAULT: the backend picks its algorithm (every element, state and bits)."""
-    default = ctx.attr("algorithm") == RandomAlgorithm.RNG_DEFAULT
-    if not default:
-        return {}
+    """Every algorithm: the state and bits are the backend's (the document promises a deterministic function of
+    the initial state, not the same one across backends). RNG_DEFAULT: the backend picks its algorithm."""
+    outcomes = {"bits_and_state": Allowed((np.True_, np.True_), {"any_bits": any_value})}
+    if ctx.attr("algorithm") != RandomAlgorithm.RNG_DEFAULT:
+        return outcomes
     bits = ctx.shape.tuple_shapes()[1]
     three_fry = bit_generator(RandomAlgorithm.RNG_THREE_FRY, initial_state, bits.dimensions(),
                               etypes.bit_width(bits.element_type()))
     if three_fry[0].shape != initial_state.shape:  # THREE_FRY takes a u64[2] state: not an outcome here
-        return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": none_of})}
-    return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
+        return {**outcomes, "default_algorithm": Allowed((np.True_, np.True_), {"three_fry": none_of})}
+    return {**outcomes, "default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
 
 
 def _generator(ctx: EvaluatorContext, *params: np.ndarray) -> np.random.Generator:

@@ -199,3 +199,40 @@ def test_rng_uniform_only_floats_may_round_up_to_b() -> None:
         assert run_case(ints, ReturnsB(), profile=profile).status == FAILED
     rounded = run_case(floats, ReturnsB())
     assert rounded.status == IMPL_DEFINED and "rounded_up_to_b" in rounded.message
+
+
+def test_rng_bit_generator_bits_are_the_backends_under_spec_and_xlas_under_xla() -> None:
+    """The document promises a deterministic function of the initial state, not the same one across backends: other
+    bits (and state) of the right shapes and types are allowed under the spec profile and fail under xla; a wrong
+    type fails under both."""
+    import numpy as np
+
+    import specs
+    from conformance.build import build_case
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    from tests.support.cases import spec_example_case
+
+    case = spec_example_case("RngBitGenerator", "philox_kat_zero")
+    computation, _ = build_case(specs.get("RngBitGenerator"), case.inputs, case.attrs)
+    assert run_case(case, get_backend("reference")).status == PASSED
+
+    class OtherBits:
+        """The reference's state and bits with a fixed pattern flipped (deterministic, as the document requires),
+        the bits of ``bits_type``."""
+
+        name = "other_bits"
+
+        def __init__(self, bits_type):
+            self.bits_type = bits_type
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, _, arguments):
+            state, bits = get_backend("reference").execute(computation, arguments)
+            return [state ^ np.uint64(1), (bits ^ np.array(0x5A, bits.dtype)).astype(self.bits_type)]
+
+    allowed = run_case(case, OtherBits(np.uint32))
+    assert allowed.status == IMPL_DEFINED and "any_bits" in allowed.message
+    assert run_case(case, OtherBits(np.uint32), profile="xla").status == FAILED
+    assert run_case(case, OtherBits(np.int64)).status == FAILED
