@@ -27,7 +27,15 @@ from backend import ops
 from backend.errors import ExecutionError, OpError, UnsupportedError
 from backend.hlo.attribute_types import ConvolutionDimensionNumbers, GatherDimensionNumbers, ScatterDimensionNumbers
 from backend.hlo.builder import XlaBuilder
-from backend.hlo.etypes import PrimitiveType, etype_to_dtype, from_short_name
+from backend.hlo.etypes import (
+    PrimitiveType,
+    bit_width,
+    etype_to_dtype,
+    from_short_name,
+    is_complex,
+    is_float,
+    is_int,
+)
 from backend.hlo.graph import XlaComputation, XlaOp
 from backend.hlo.shape import Shape
 
@@ -181,30 +189,71 @@ def _enum(attr: Any) -> str:
     return str(attr).rstrip(">").split()[-1]
 
 
-def constant_value(ir: Any, attr: Any, shape: Shape) -> np.ndarray:
-    """A dense elements attribute as a NumPy array of the shape's element type."""
+def constant_value(ir: Any, op: Any, shape: Shape) -> np.ndarray:
+    """A ``stablehlo.constant``'s value as a NumPy array of the shape's element type."""
     dtype = etype_to_dtype(shape.element_type())
     dims = shape.dimensions()
-    dense = ir.DenseElementsAttr(attr)
+    try:
+        dense = ir.DenseElementsAttr(op.attributes["value"])
+    except Exception:  # complex elements: the bindings cannot even hand out the attribute
+        return _evaluated_constant(ir, op, shape)
     if dense.is_splat:
         value = dense.get_splat_value()
         if isinstance(value, ir.BoolAttr):
-            scalar = ir.BoolAttr(value).value
-        elif isinstance(value, ir.FloatAttr):
-            scalar = ir.FloatAttr(value).value
-        elif isinstance(value, ir.IntegerAttr):
+            return np.full(dims, ir.BoolAttr(value).value, dtype=dtype)
+        if isinstance(value, ir.FloatAttr):
+            return np.full(dims, ir.FloatAttr(value).value, dtype=dtype)
+        if isinstance(value, ir.IntegerAttr):
             scalar = ir.IntegerAttr(value).value
-            if str(ir.IntegerAttr(value).type) == "i1":
-                scalar = bool(scalar)
-        else:
-            raise UnsupportedError(_IMPORTER, "stablehlo.constant", f"a splat of {value} cannot be read")
-        return np.full(dims, scalar, dtype=dtype)
+            return np.full(dims, bool(scalar) if dtype == np.bool_ else scalar, dtype=dtype)
     try:
         array = np.asarray(dense)
-    except Exception as e:  # bf16, f8 and complex elements have no buffer in the bindings
-        raise UnsupportedError(_IMPORTER, "stablehlo.constant", f"the bindings cannot read a non-splat constant of "
-                               f"element type {shape.element_type().name}: {e}") from None
+    except Exception:  # bf16 and f8 elements have no buffer in the bindings
+        array = None
+    if array is None or array.dtype == object:
+        if is_int(shape.element_type()):  # narrow integers: element by element
+            ints = ir.DenseIntElementsAttr(dense)
+            return np.array([ints[i] for i in range(len(ints))], dtype=dtype).reshape(dims)
+        return _evaluated_constant(ir, op, shape)
     return np.asarray(array, dtype=dtype).reshape(dims)
+
+
+def _evaluated_constant(ir: Any, op: Any, shape: Shape) -> np.ndarray:
+    """A constant the bindings cannot read, read through StableHLO's own interpreter (``eval_module``): its
+    bits as integers (bf16, f8...), or its real and imaginary parts (complex)."""
+    from jax.extend.mlir.dialects import func
+    dtype = etype_to_dtype(shape.element_type())
+    if not (is_float(shape.element_type()) or is_complex(shape.element_type())) \
+            or bit_width(shape.element_type()) not in (8, 16, 64, 128):
+        raise UnsupportedError(_IMPORTER, "stablehlo.constant", f"a non-splat {shape.element_type().name} constant "
+                               "cannot be read through the bindings")
+    result = op.results[0]
+    tensor = ir.RankedTensorType(result.type)
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        if dtype.kind == "c":
+            part = ir.F32Type.get() if dtype.itemsize == 8 else ir.F64Type.get()
+            out_types = [ir.RankedTensorType.get(tensor.shape, part)] * 2
+        else:
+            out_types = [ir.RankedTensorType.get(tensor.shape, ir.IntegerType.get_signless(8 * dtype.itemsize))]
+        f = func.FuncOp("main", ir.FunctionType.get([], out_types))
+        block = f.add_entry_block()
+        with ir.InsertionPoint(block):
+            value = op.operation.clone().results[0]
+            if dtype.kind == "c":
+                outs = [stablehlo.real(value), stablehlo.imag(value)]
+            else:
+                outs = [stablehlo.bitcast_convert(out_types[0], value)]
+            func.ReturnOp(outs)
+    try:
+        parts = [np.asarray(a) for a in stablehlo.eval_module(module, [])]
+    except Exception as e:  # an element type the interpreter does not know either
+        raise UnsupportedError(_IMPORTER, "stablehlo.constant", f"its {shape.element_type().name} value cannot be "
+                               f"read: {e}") from None
+    if dtype.kind == "c":
+        return (parts[0] + 1j * parts[1]).astype(dtype).reshape(shape.dimensions())
+    bits = np.dtype(f"u{dtype.itemsize}")
+    return parts[0].astype(bits).view(dtype).reshape(shape.dimensions())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,7 +456,7 @@ def _composite(ctx: _Context, op: Any, operands: list[XlaOp]) -> list[XlaOp]:
 
 @importer("stablehlo.constant")
 def _constant(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
-    return ops.Constant(ctx.builder, constant_value(ctx.ir, ctx.attr("value"), ctx.result_shape()))
+    return ops.Constant(ctx.builder, constant_value(ctx.ir, op, ctx.result_shape()))
 
 
 @importer("stablehlo.iota")
@@ -660,6 +709,13 @@ def _case(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
     return ops.Conditional(operands[0], branches, arguments)
 
 
+@importer("stablehlo.rng")
+def _rng(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    distribution = _enum(ctx.attr("rng_distribution"))
+    make = ops.RngNormal if distribution == "NORMAL" else ops.RngUniform
+    return make(operands[0], operands[1], ctx.result_shape())
+
+
 @importer("stablehlo.rng_bit_generator")
 def _rng_bit_generator(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
     algorithm = {"DEFAULT": "RNG_DEFAULT", "THREE_FRY": "RNG_THREE_FRY", "PHILOX": "RNG_PHILOX"}[
@@ -706,10 +762,137 @@ def _top_k(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
     return ops.TopK(operands[0], _int(ctx.ir, op, "k"))
 
 
+#: LAPACK's linear-algebra targets jax emits on CPU (``lapack_<t>getrf_ffi``, t in s, d, c, z) -> the function that
+#: builds their results from the spec'd ops.
+LAPACK_TARGETS: dict[str, Callable[..., list[XlaOp]]] = {}
+
+
+def lapack(*routines: str) -> Callable[[Callable[..., list[XlaOp]]], Callable[..., list[XlaOp]]]:
+    def register(fn: Callable[..., list[XlaOp]]) -> Callable[..., list[XlaOp]]:
+        for routine in routines:
+            LAPACK_TARGETS[routine] = fn
+        return fn
+    return register
+
+
+def _lapack_routine(target: str) -> str | None:
+    """``lapack_spotrf_ffi`` -> ``potrf``."""
+    if target.startswith("lapack_") and target.endswith("_ffi") and target[7] in "sdcz":
+        return target[8:-4]
+    return None
+
+
+def _config(ctx: _Context, key: str, default: int = 0) -> int:
+    """An entry of the custom call's ``mhlo.backend_config`` dictionary (LAPACK's flags, as character codes)."""
+    config = ctx.attr("mhlo.backend_config")
+    if config is None:
+        return default
+    d = ctx.ir.DictAttr(config)
+    return ctx.ir.IntegerAttr(d[key]).value if key in d else default
+
+
+def _info(ctx: _Context, values: XlaOp, k: int) -> XlaOp:
+    """LAPACK's ``info`` (result ``k``, one per matrix of the batch): 0 where the matrix's factor is finite, 1
+    where the factorisation broke down (the spec'd op gives NaN there)."""
+    b = ctx.builder
+    shape = b.get_shape(values)
+    rank = len(shape.dimensions())
+    batch = len(ctx.result_shape(k).dimensions())
+    pred = Shape.array_shape(PrimitiveType.PRED, ())
+    sub = XlaBuilder(ctx.importer._name("all"))
+    ops.And(ops.Parameter(sub, 0, pred, "x"), ops.Parameter(sub, 1, pred, "y"))
+    if shape.element_type() in (PrimitiveType.C64, PrimitiveType.C128):
+        is_finite = ops.And(ops.IsFinite(ops.Real(values)), ops.IsFinite(ops.Imag(values)))
+    else:
+        is_finite = ops.IsFinite(values)
+    finite = ops.Reduce([is_finite], [ops.Constant(b, np.bool_(True))], sub.build(),
+                        list(range(batch, rank)))
+    etype = ctx.result_shape(k).element_type()
+    zero = ops.Constant(b, np.zeros((), etype_to_dtype(etype)))
+    one = ops.Constant(b, np.ones((), etype_to_dtype(etype)))
+    dims = ctx.result_shape(k).dimensions()
+    return ops.Select(finite, ops.Broadcast(zero, dims), ops.Broadcast(one, dims))
+
+
+def _adjoint(x: XlaOp, b: XlaBuilder) -> XlaOp:
+    shape = b.get_shape(x)
+    rank = len(shape.dimensions())
+    t = ops.Transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+    return ops.Conj(t) if shape.element_type() in (PrimitiveType.C64, PrimitiveType.C128) else t
+
+
+def _leading(x: XlaOp, b: XlaBuilder, dims: Sequence[int]) -> XlaOp:
+    """The leading ``dims`` block of x (the columns or rows a reduced factorisation keeps)."""
+    have = b.get_shape(x).dimensions()
+    if tuple(have) == tuple(dims):
+        return x
+    return ops.Slice(x, [0] * len(dims), list(dims), [1] * len(dims))
+
+
+@lapack("potrf")
+def _potrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    factor = ops.Cholesky(operands[0], _config(ctx, "uplo", ord("L")) == ord("L"))
+    return [factor, _info(ctx, factor, 1)]
+
+
+@lapack("trsm")
+def _trsm(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    transpose = {ord("N"): "NO_TRANSPOSE", ord("T"): "TRANSPOSE", ord("C"): "ADJOINT"}[_config(ctx, "trans_x", ord("N"))]
+    return [ops.TriangularSolve(operands[0], operands[1], _config(ctx, "side", ord("L")) == ord("L"),
+                                _config(ctx, "uplo", ord("L")) == ord("L"), _config(ctx, "diag", ord("N")) == ord("U"),
+                                transpose)]
+
+
+@lapack("getrf")
+def _getrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    b = ctx.builder
+    lu = ops.LU(operands[0])
+    factors, pivots = ops.GetTupleElement(lu, 0), ops.GetTupleElement(lu, 1)
+    one = ops.Constant(b, np.ones((), etype_to_dtype(b.get_shape(pivots).element_type())))
+    return [factors, ops.Add(pivots, ops.Broadcast(one, b.get_shape(pivots).dimensions())),  # LAPACK's are 1-based
+            _info(ctx, factors, 2)]
+
+
+@lapack("geqrf")
+def _geqrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    qr = ops.QrDecomposition(operands[0])
+    return [ops.GetTupleElement(qr, 0), ops.GetTupleElement(qr, 1)]
+
+
+@lapack("orgqr", "ungqr")
+def _orgqr(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    return [ops.ProductOfElementaryHouseholderReflectors(operands[0], operands[1])]
+
+
+@lapack("syevd", "heevd")
+def _syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    eigh = ops.Eigh(operands[0], _config(ctx, "uplo", ord("L")) == ord("L"))
+    v, w = ops.GetTupleElement(eigh, 0), ops.GetTupleElement(eigh, 1)
+    return [v, w, _info(ctx, w, 2)]
+
+
+@lapack("gesdd")
+def _gesdd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    b = ctx.builder
+    svd = ops.SVD(operands[0])
+    u, d, v = (ops.GetTupleElement(svd, i) for i in range(3))
+    dims = [ctx.result_shape(k).dimensions() for k in range(4)]
+    if 0 in dims[2] or 0 in dims[3]:  # mode N: no vectors
+        return [operands[0], d, _zeros(b, ctx.result_shape(2)), _zeros(b, ctx.result_shape(3)), _info(ctx, d, 4)]
+    return [operands[0], d, _leading(u, b, dims[2]), _leading(_adjoint(v, b), b, dims[3]), _info(ctx, d, 4)]
+
+
+def _zeros(b: XlaBuilder, shape: Shape) -> XlaOp:
+    return ops.Broadcast(ops.Constant(b, np.zeros((), etype_to_dtype(shape.element_type()))), shape.dimensions())
+
+
 @importer("stablehlo.custom_call")
 def _custom_call(ctx: _Context, op: Any, operands: list[XlaOp]) -> Any:
     target = ctx.ir.StringAttr(ctx.attr("call_target_name")).value
     if target in IDENTITY_CUSTOM_CALLS and len(operands) == 1:
-        return operands[0]
+        return [operands[0]]
+    routine = _lapack_routine(target)
+    if routine in LAPACK_TARGETS:
+        return LAPACK_TARGETS[routine](ctx, operands)
     raise UnsupportedError(_IMPORTER, f"stablehlo.custom_call @{target}",
                            "no op of this project has this custom-call target's meaning")

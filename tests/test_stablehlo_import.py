@@ -159,3 +159,35 @@ def test_the_table_has_one_function_per_op_and_maps_the_ops_jax_emits():
                  "func.call"):
         assert name in IMPORTERS
     assert len(IMPORTERS) >= 90
+
+
+def test_lapack_custom_calls_map_onto_the_linear_algebra_ops():
+    a = RNG.standard_normal((4, 4)).astype(np.float32)
+    spd = a @ a.T + 4 * np.eye(4, dtype=np.float32)
+    computation = _assert_runs_like_jax(jnp.linalg.cholesky, spd, backends=("reference", "jax"), rtol=1e-4, atol=1e-5)
+    assert "cholesky(" in computation.as_hlo_text()
+    assert "lu(" in _assert_runs_like_jax(jnp.linalg.solve, a, a[0], rtol=1e-4, atol=1e-5).as_hlo_text()
+    _assert_runs_like_jax(lambda m, v: jax.scipy.linalg.solve_triangular(m, v, lower=True), spd, a, rtol=1e-4)
+    _assert_runs_like_jax(lambda m: jnp.linalg.eigh(m)[0], spd, rtol=1e-4, atol=1e-4)
+    _assert_runs_like_jax(lambda m: jnp.linalg.svd(m, compute_uv=False), a, rtol=1e-4, atol=1e-4)
+    _assert_runs_like_jax(lambda m: (lambda u, s, vt: (u * s) @ vt)(*jnp.linalg.svd(m, full_matrices=False)),
+                          a[:, :3], rtol=1e-4, atol=1e-4)
+    _assert_runs_like_jax(lambda m: (lambda q, r: q @ r)(*jnp.linalg.qr(m)), a[:, :3], rtol=1e-4, atol=1e-4)
+    _assert_runs_like_jax(jax.scipy.linalg.lu_factor, a, rtol=1e-5)  # LAPACK's 1-based pivots
+    failed = get_backend("reference").execute(_imported(jnp.linalg.cholesky, -spd), [-spd])[0]
+    # not positive definite: info says so, and jax's lowering fills the lower triangle with NaN, as jax does
+    np.testing.assert_array_equal(np.isnan(failed), np.tril(np.ones((4, 4), bool)))
+    np.testing.assert_array_equal(failed, jnp.linalg.cholesky(-spd))
+
+
+def test_complex_bf16_and_f8_constants_are_read_through_stablehlos_interpreter():
+    text = """func.func @main() -> (tensor<2xcomplex<f32>>, tensor<2xbf16>, tensor<3xf8E4M3FN>) {
+      %0 = stablehlo.constant dense<[(1.0, 2.0), (3.0, -4.0)]> : tensor<2xcomplex<f32>>
+      %1 = stablehlo.constant dense<[1.5, -2.0]> : tensor<2xbf16>
+      %2 = stablehlo.constant dense<[1.5, 2.0, 448.0]> : tensor<3xf8E4M3FN>
+      return %0, %1, %2 : tensor<2xcomplex<f32>>, tensor<2xbf16>, tensor<3xf8E4M3FN>
+    }"""
+    c, bf, f8 = get_backend("reference").execute(import_module(text), [])
+    np.testing.assert_array_equal(c, np.array([1 + 2j, 3 - 4j], np.complex64))
+    assert str(bf.dtype) == "bfloat16" and bf.astype(np.float32).tolist() == [1.5, -2.0]
+    assert str(f8.dtype) == "float8_e4m3fn" and f8.astype(np.float32).tolist() == [1.5, 2.0, 448.0]
