@@ -31,7 +31,7 @@ from backend.hlo import etypes
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.graph import Instruction, XlaComputation
 from backend.hlo.shape import Shape
-from conformance.build import _array_literal
+from conformance.build import REPRODUCTION_IMPORTS, _array_literal
 from conformance.cases import GENERATED, Case
 from conformance.outcomes import SPEC, Mismatch, judge
 from conformance.tolerance import describe_mismatch, mismatch_mask
@@ -42,6 +42,8 @@ PROGRAM_RTOL = {"f64": 1e-10, "f32": 1e-4, "f16": 1e-2, "bf16": 5e-2}
 #: Opcodes that move values without computing them: never localised.
 STRUCTURAL = frozenset({"Parameter", "Tuple", "GetTupleElement"})
 PASSED, FAILED = "passed", "failed"
+#: The most iterations of a loop searched for the op that differs inside it.
+MAX_LOOP_ITERATIONS = 1000
 
 
 @dataclasses.dataclass
@@ -250,17 +252,22 @@ def judge_op(backend: Any, computation: XlaComputation, inst: Instruction, value
     return None if verdict.excused else verdict.message
 
 
+def _value(v: Any) -> Any:
+    """A value as ``_array_literal`` writes it: an array, or a tuple of them."""
+    return tuple(_value(x) for x in v) if isinstance(v, (list, tuple)) else np.asarray(v)
+
+
 def reproduction(computation: XlaComputation, inst: Instruction, values: dict[int, Any], backend: str) -> str:
     """A snippet that runs the op alone on the backend with the reference's operand values, as printed."""
     from backend.export import stablehlo_text
     comp = one_op(computation, inst)
-    args = ", ".join(_array_literal(np.asarray(values[o])) for o in inst.operands)
+    args = ", ".join(_array_literal(_value(values[o])) for o in inst.operands)
     expected = "\n".join(f"# {line}" for line in repr(values[inst.id]).splitlines())
     try:
         text = stablehlo_text(comp)
     except (OpError, UnsupportedError, ExecutionError):
         text = None
-    lines = ["import numpy as np", "import ml_dtypes  # noqa: F401", "from backend import get_backend"]
+    lines = [*REPRODUCTION_IMPORTS, "from backend import get_backend"]
     if text is not None:
         lines += ["from backend.stablehlo_import import import_module", "",
                   f"computation = import_module('''{text}''')  # {inst.name}, alone"]
@@ -271,6 +278,40 @@ def reproduction(computation: XlaComputation, inst: Instruction, values: dict[in
     lines += [f"args = [{args}]", f"print(get_backend({backend!r}).execute(computation, args))",
               "# the reference gives:", expected]
     return "\n".join(lines)
+
+
+def localise(backend: Any, computation: XlaComputation, values: dict[int, Any], path: str = "") -> OpFinding | None:
+    """The first instruction of ``computation`` whose value on the backend, run alone on the reference's values
+    of its operands, differs; inside a While that differs, the first op of its body that differs in the first
+    iteration where one does (the loop state the reference's)."""
+    for index, inst in enumerate(computation.instructions):
+        if inst.opcode in STRUCTURAL:
+            continue
+        why = judge_op(backend, computation, inst, values)
+        if why is None:
+            continue
+        if inst.opcode == "While":
+            inner = _localise_in_loop(backend, inst, values[inst.operands[0]], f"{path}{inst.name} > ")
+            if inner is not None:
+                return inner
+        return OpFinding(index, f"{path}{inst.name}", inst.opcode, why, one_op(computation, inst).as_hlo_text(),
+                         reproduction(computation, inst, values, backend.name))
+    return None
+
+
+def _localise_in_loop(backend: Any, loop: Instruction, state: Any, path: str) -> OpFinding | None:
+    condition, body = loop.attrs["condition"], loop.attrs["body"]
+    reference = get_backend("reference")
+    for iteration in range(MAX_LOOP_ITERATIONS):
+        state = _value(state)
+        if not bool(np.asarray(reference.execute(condition, [state])[0])):
+            return None
+        body_values = reference_values(body, [state])
+        found = localise(backend, body, body_values, f"{path}iteration {iteration}: ")
+        if found is not None:
+            return found
+        state = body_values[body.root]
+    return None
 
 
 def check_program(computation: XlaComputation, backend: Any, inputs: list[Any], program: str = "") -> ProgramReport:
@@ -290,14 +331,7 @@ def check_program(computation: XlaComputation, backend: Any, inputs: list[Any], 
     report = ProgramReport(program, backend.name, FAILED if failed else PASSED, outputs,
                            len(computation.instructions))
     if failed:
-        for index, inst in enumerate(computation.instructions):
-            if inst.opcode in STRUCTURAL:
-                continue
-            why = judge_op(backend, computation, inst, values)
-            if why is not None:
-                report.localised = OpFinding(index, inst.name, inst.opcode, why, one_op(computation, inst).as_hlo_text(),
-                                             reproduction(computation, inst, values, backend.name))
-                break
+        report.localised = localise(backend, computation, values)
         if report.localised is None:
             report.message = ("the outputs differ but every op conforms on the reference's inputs to it: the "
                               "difference accumulates from rounding or outcomes each op is allowed")
