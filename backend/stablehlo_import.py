@@ -211,9 +211,9 @@ def constant_value(ir: Any, op: Any, shape: Shape) -> np.ndarray:
     except Exception:  # bf16 and f8 elements have no buffer in the bindings
         array = None
     if array is None or array.dtype == object:
-        if is_int(shape.element_type()):  # narrow integers: element by element
-            ints = ir.DenseIntElementsAttr(dense)
-            return np.array([ints[i] for i in range(len(ints))], dtype=dtype).reshape(dims)
+        if is_int(shape.element_type()):  # integers narrower than 8 bits: the bindings read none of them
+            raise UnsupportedError(_IMPORTER, "stablehlo.constant", f"a non-splat {shape.element_type().name} "
+                                   "constant cannot be read: the MLIR bindings read no integers narrower than 8 bits")
         return _evaluated_constant(ir, op, shape)
     return np.asarray(array, dtype=dtype).reshape(dims)
 
@@ -707,6 +707,83 @@ def _case(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
     if op.operation.name == "stablehlo.if":  # regions: true, false
         return ops.Conditional(operands[0], arguments[0], branches[0], arguments[1], branches[1])
     return ops.Conditional(operands[0], branches, arguments)
+
+
+def _float_attr(ctx: _Context, name: str) -> float:
+    return ctx.ir.FloatAttr(ctx.attr(name)).value
+
+
+@importer("stablehlo.batch_norm_training")
+def _batch_norm_training(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.BatchNormTraining(*operands, _float_attr(ctx, "epsilon"), _int(ctx.ir, op, "feature_index"))
+
+
+@importer("stablehlo.batch_norm_inference")
+def _batch_norm_inference(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.BatchNormInference(*operands, _float_attr(ctx, "epsilon"), _int(ctx.ir, op, "feature_index"))
+
+
+@importer("stablehlo.batch_norm_grad")
+def _batch_norm_grad(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.BatchNormGrad(*operands, _float_attr(ctx, "epsilon"), _int(ctx.ir, op, "feature_index"))
+
+
+@importer("stablehlo.create_token")
+def _create_token(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.CreateToken(ctx.builder)
+
+
+@importer("stablehlo.after_all")
+def _after_all(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.AfterAll(ctx.builder, operands) if operands else ops.CreateToken(ctx.builder)
+
+
+@importer("stablehlo.get_dimension_size")
+def _get_dimension_size(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.GetDimensionSize(operands[0], _int(ctx.ir, op, "dimension"))
+
+
+@importer("stablehlo.map")
+def _map(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    _no_captures(ctx)
+    return ops.Map(operands, ctx.region(0, "mapped"), ctx.ints("dimensions"))
+
+
+def _is_inf(ctx: _Context, x: XlaOp, sign: int) -> XlaOp:
+    """|x| == inf (sign 0), x == +inf (1) or x == -inf (-1)."""
+    dtype = etype_to_dtype(ctx.builder.get_shape(x).element_type())
+    inf = ops.Broadcast(ops.Constant(ctx.builder, np.array(np.inf if sign >= 0 else -np.inf, dtype)),
+                        ctx.builder.get_shape(x).dimensions())
+    return ops.Eq(ops.Abs(x) if sign == 0 else x, inf)
+
+
+@importer("chlo.is_inf")
+def _chlo_is_inf(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return _is_inf(ctx, operands[0], 0)
+
+
+@importer("chlo.is_pos_inf")
+def _chlo_is_pos_inf(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return _is_inf(ctx, operands[0], 1)
+
+
+@importer("chlo.is_neg_inf")
+def _chlo_is_neg_inf(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return _is_inf(ctx, operands[0], -1)
+
+
+@importer("chlo.constant_like")
+def _chlo_constant_like(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    shape = ctx.result_shape()
+    value = np.asarray(ir_scalar(ctx.ir, ctx.attr("value")), etype_to_dtype(shape.element_type()))
+    return ops.Broadcast(ops.Constant(ctx.builder, value), shape.dimensions())
+
+
+def ir_scalar(ir: Any, attr: Any) -> Any:
+    for kind in (ir.BoolAttr, ir.IntegerAttr, ir.FloatAttr):
+        if isinstance(attr, kind):
+            return kind(attr).value
+    raise UnsupportedError(_IMPORTER, "chlo.constant_like", f"a value {attr} that is not a number")
 
 
 @importer("stablehlo.rng")

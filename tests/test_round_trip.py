@@ -23,9 +23,12 @@ KNOWN = {
     "RandomGammaGrad/golden/far_below_the_mode": "differs",
     # ApproxTopK lowers to a custom call @ApproxTopK the importer does not map
     "ApproxTopK/": "no import",
-    # the MLIR bindings cannot read a non-splat f4e2m1fn or s4/u4/s2/u2 constant (nor can eval_module)
+    # the MLIR bindings cannot read a non-splat f4e2m1fn or s4/u4/s2/u2 constant (and StableHLO's interpreter
+    # aborts the process on them)
     "Constant/golden/s4": "no import",
     "Constant/golden/u4": "no import",
+    "Constant/golden/s2": "no import",
+    "Constant/golden/u2": "no import",
     "Constant/golden/f4": "no import",
 }
 #: The reason each op that does not export gives (backend.export.unsupported_reason), by its leading words.

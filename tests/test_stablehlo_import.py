@@ -191,3 +191,27 @@ def test_complex_bf16_and_f8_constants_are_read_through_stablehlos_interpreter()
     np.testing.assert_array_equal(c, np.array([1 + 2j, 3 - 4j], np.complex64))
     assert str(bf.dtype) == "bfloat16" and bf.astype(np.float32).tolist() == [1.5, -2.0]
     assert str(f8.dtype) == "float8_e4m3fn" and f8.astype(np.float32).tolist() == [1.5, 2.0, 448.0]
+
+
+def test_batch_norm_map_and_infinity_tests():
+    text = """func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>,
+        tensor<2x3xf32>, tensor<2x3xi1>, tensor<2x3xi1>) {
+      %y, %m, %v = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 0.0 : f32, feature_index = 1 : i64}
+          : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+      %sq = "stablehlo.map"(%x) ({
+      ^bb0(%a: tensor<f32>):
+        %p = stablehlo.multiply %a, %a : tensor<f32>
+        stablehlo.return %p : tensor<f32>
+      }) {dimensions = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %i = chlo.is_inf %x : tensor<2x3xf32> -> tensor<2x3xi1>
+      %n = chlo.is_neg_inf %x : tensor<2x3xf32> -> tensor<2x3xi1>
+      return %y, %m, %sq, %i, %n : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xi1>, tensor<2x3xi1>
+    }"""
+    x = np.array([[1, 2, np.inf], [3, -np.inf, 5]], np.float32)
+    y, mean, sq, is_inf, is_neg_inf = get_backend("reference").execute(
+        import_module(text), [x, np.ones(3, np.float32), np.zeros(3, np.float32)])
+    np.testing.assert_allclose(y[:, 0], [-1, 1])
+    np.testing.assert_allclose(mean[0], 2)
+    np.testing.assert_array_equal(sq, x * x)
+    np.testing.assert_array_equal(is_inf, np.isinf(x))
+    np.testing.assert_array_equal(is_neg_inf, x == -np.inf)
