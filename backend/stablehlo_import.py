@@ -963,11 +963,30 @@ def _zeros(b: XlaBuilder, shape: Shape) -> XlaOp:
     return ops.Broadcast(ops.Constant(b, np.zeros((), etype_to_dtype(shape.element_type()))), shape.dimensions())
 
 
+def _approx_top_k(ctx: _Context, operands: list[XlaOp]) -> XlaOp:
+    """jax's ``approx_max_k``/``approx_min_k``: ApproxTopK (ApproxTopKFallback where jax asks for the exact form)
+    with the comparator function the call names."""
+    ir = ctx.ir
+    config = ir.DictAttr(ctx.attr("mhlo.backend_config"))
+    callee = str(ir.ArrayAttr(ctx.attr("called_computations"))[0]).lstrip("@")
+    comparator = ctx.importer.region_computation(ctx.importer.functions[callee].regions[0], "comparator")
+    n = len(operands) // 2
+    fallback = "is_fallback" in config and ir.BoolAttr(config["is_fallback"]).value
+    make = ops.ApproxTopKFallback if fallback else ops.ApproxTopK
+    out = make(ctx.builder, operands[:n], operands[n:], ir.IntegerAttr(config["top_k"]).value,
+               ir.IntegerAttr(config["reduction_dim"]).value, comparator, ir.FloatAttr(config["recall_target"]).value,
+               ir.BoolAttr(config["aggregate_to_topk"]).value,
+               ir.IntegerAttr(config["reduction_input_size_override"]).value)
+    return [ops.GetTupleElement(out, i) for i in range(n)] if n > 1 else [out]
+
+
 @importer("stablehlo.custom_call")
 def _custom_call(ctx: _Context, op: Any, operands: list[XlaOp]) -> Any:
     target = ctx.ir.StringAttr(ctx.attr("call_target_name")).value
     if target in IDENTITY_CUSTOM_CALLS and len(operands) == 1:
         return [operands[0]]
+    if target == "ApproxTopK":
+        return _approx_top_k(ctx, operands)
     routine = _lapack_routine(target)
     if routine in LAPACK_TARGETS:
         return LAPACK_TARGETS[routine](ctx, operands)

@@ -21,8 +21,6 @@ KNOWN = {
     "Logistic/golden/complex_far_from_zero": "differs",
     # the known XLA difference (conformance/known_failures/jax.txt): jax's lowering is XLA's series
     "RandomGammaGrad/golden/far_below_the_mode": "differs",
-    # ApproxTopK lowers to a custom call @ApproxTopK the importer does not map
-    "ApproxTopK/": "no import",
     # the MLIR bindings cannot read a non-splat f4e2m1fn or s4/u4/s2/u2 constant (and StableHLO's interpreter
     # aborts the process on them)
     "Constant/golden/s4": "no import",

@@ -215,3 +215,9 @@ def test_batch_norm_map_and_infinity_tests():
     np.testing.assert_array_equal(sq, x * x)
     np.testing.assert_array_equal(is_inf, np.isinf(x))
     np.testing.assert_array_equal(is_neg_inf, x == -np.inf)
+
+
+def test_approx_top_k_custom_call_with_its_comparator_function():
+    x = RNG.standard_normal((3, 8)).astype(np.float32)
+    computation = _assert_runs_like_jax(lambda x: jax.lax.approx_max_k(x, 2), x, backends=("reference", "jax"))
+    assert "approx-top-k" in computation.as_hlo_text()
