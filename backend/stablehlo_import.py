@@ -853,10 +853,20 @@ def lapack(*routines: str) -> Callable[[Callable[..., list[XlaOp]]], Callable[..
 
 
 def _lapack_routine(target: str) -> str | None:
-    """``lapack_spotrf_ffi`` -> ``potrf``."""
+    """``lapack_spotrf_ffi`` -> ``potrf``; ``cusolver_potrf_ffi`` -> ``cusolver_potrf``."""
     if target.startswith("lapack_") and target.endswith("_ffi") and target[7] in "sdcz":
         return target[8:-4]
+    if target.startswith(("cusolver_", "hipsolver_")) and target.endswith("_ffi"):
+        return "cusolver_" + target.split("_", 1)[1][:-4]
     return None
+
+
+def _flag(ctx: _Context, key: str, default: bool) -> bool:
+    """A boolean entry of the custom call's ``mhlo.backend_config`` (cuSOLVER's flags)."""
+    config = ctx.attr("mhlo.backend_config")
+    if config is None or key not in ctx.ir.DictAttr(config):
+        return default
+    return ctx.ir.BoolAttr(ctx.ir.DictAttr(config)[key]).value
 
 
 def _config(ctx: _Context, key: str, default: int = 0) -> int:
@@ -959,6 +969,64 @@ def _gesdd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
     return [operands[0], d, _leading(u, b, dims[2]), _leading(_adjoint(v, b), b, dims[3]), _info(ctx, d, 4)]
 
 
+@lapack("cusolver_potrf")
+def _cusolver_potrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    factor = ops.Cholesky(operands[0], _flag(ctx, "lower", True))
+    return [factor, _info(ctx, factor, 1)]
+
+
+@lapack("cusolver_getrf")
+def _cusolver_getrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    return _getrf(ctx, operands)
+
+
+@lapack("cusolver_geqrf")
+def _cusolver_geqrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    return _geqrf(ctx, operands)
+
+
+@lapack("cusolver_orgqr")
+def _cusolver_orgqr(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    return _orgqr(ctx, operands)
+
+
+@lapack("cusolver_syevd")
+def _cusolver_syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    eigh = ops.Eigh(operands[0], _flag(ctx, "lower", True))
+    v, w = ops.GetTupleElement(eigh, 0), ops.GetTupleElement(eigh, 1)
+    return [v, w, _info(ctx, w, 2)]
+
+
+@lapack("cusolver_gesvdj")
+def _cusolver_gesvdj(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    """Jacobi SVD: (a, s, u, v, info), V itself (jax transposes it after the call)."""
+    b = ctx.builder
+    svd = ops.SVD(operands[0])
+    u, d, v = (ops.GetTupleElement(svd, i) for i in range(3))
+    dims = [ctx.result_shape(k).dimensions() for k in range(4)]
+    return [operands[0], d, _leading(u, b, dims[2]), _leading(v, b, dims[3]), _info(ctx, d, 4)]
+
+
+def _pivots_to_permutation(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    """``cu_lu_pivots_to_permutation``: the row order the row swaps make (0-based: jax has already subtracted
+    one from cuSOLVER's), swap by swap."""
+    b = ctx.builder
+    pivots = operands[0]
+    shape = b.get_shape(pivots)
+    out = ctx.result_shape()
+    if len(shape.dimensions()) != 1:
+        raise UnsupportedError(_IMPORTER, "stablehlo.custom_call @cu_lu_pivots_to_permutation",
+                               "batched pivots (one matrix only)")
+    dtype = etype_to_dtype(shape.element_type())
+    perm = ops.Iota(b, out, 0)
+    for i in range(shape.dimensions()[0]):
+        at = ops.Constant(b, np.array(i, dtype))
+        target = ops.Reshape(ops.Slice(pivots, [i], [i + 1], [1]), [])
+        here, there = ops.DynamicSlice(perm, [at], [1]), ops.DynamicSlice(perm, [target], [1])
+        perm = ops.DynamicUpdateSlice(ops.DynamicUpdateSlice(perm, there, [at]), here, [target])
+    return [perm]
+
+
 def _zeros(b: XlaBuilder, shape: Shape) -> XlaOp:
     return ops.Broadcast(ops.Constant(b, np.zeros((), etype_to_dtype(shape.element_type()))), shape.dimensions())
 
@@ -985,6 +1053,8 @@ def _custom_call(ctx: _Context, op: Any, operands: list[XlaOp]) -> Any:
     target = ctx.ir.StringAttr(ctx.attr("call_target_name")).value
     if target in IDENTITY_CUSTOM_CALLS and len(operands) == 1:
         return [operands[0]]
+    if target in ("cu_lu_pivots_to_permutation", "hip_lu_pivots_to_permutation"):
+        return _pivots_to_permutation(ctx, operands)
     if target == "ApproxTopK":
         return _approx_top_k(ctx, operands)
     routine = _lapack_routine(target)

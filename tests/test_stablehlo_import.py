@@ -221,3 +221,19 @@ def test_approx_top_k_custom_call_with_its_comparator_function():
     x = RNG.standard_normal((3, 8)).astype(np.float32)
     computation = _assert_runs_like_jax(lambda x: jax.lax.approx_max_k(x, 2), x, backends=("reference", "jax"))
     assert "approx-top-k" in computation.as_hlo_text()
+
+
+def test_cusolver_custom_calls_of_a_program_lowered_for_cuda():
+    a = RNG.standard_normal((4, 4)).astype(np.float32)
+    spd = a @ a.T + 4 * np.eye(4, dtype=np.float32)
+    cases = [(jnp.linalg.cholesky, (spd,)), (jnp.linalg.solve, (a, a[0])), (jax.scipy.linalg.lu, (a,)),
+             (lambda m: jnp.linalg.eigh(m)[0], (spd,)),
+             (lambda m: (lambda u, s, vt: (u * s) @ vt)(*jnp.linalg.svd(m, full_matrices=False)), (a[:, :3],)),
+             (lambda m: (lambda q, r: q @ r)(*jnp.linalg.qr(m)), (a[:, :3],))]
+    for f, args in cases:
+        text = jax.jit(f).trace(*args).lower(lowering_platforms=("cuda",)).as_text()  # no GPU needed
+        assert "@cusolver_" in text
+        want = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+        got = get_backend("reference").execute(import_module(text), list(args))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
