@@ -8,7 +8,8 @@ so an output is judged within the larger of its producing op's spec tolerance an
 entry computation is run alone on the backend with the reference's values of its operands (identical inputs) and
 judged with its spec's tolerance and implementation-defined outcomes, exactly as the suite judges a case; the
 first op that differs is the localised op, and the report prints its one-op reproduction (the op's StableHLO,
-imported and run). Exit status 1 on a difference, 2 on a program that cannot be read or run.
+imported and run). Exit status 1 on a difference, 2 on a program that cannot be read or run (or that the backend
+says it does not support: status ``unsupported``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from specs.loader import Bound
 PROGRAM_RTOL = {"f64": 1e-10, "f32": 1e-4, "f16": 1e-2, "bf16": 5e-2}
 #: Opcodes that move values without computing them: never localised.
 STRUCTURAL = frozenset({"Parameter", "Tuple", "GetTupleElement"})
-PASSED, FAILED = "passed", "failed"
+PASSED, FAILED, UNSUPPORTED = "passed", "failed", "unsupported"
 #: The most iterations of a loop searched for the op that differs inside it.
 MAX_LOOP_ITERATIONS = 1000
 
@@ -320,7 +321,10 @@ def check_program(computation: XlaComputation, backend: Any, inputs: list[Any], 
     want = _leaves(values[computation.root])
     try:
         got = _leaves(backend.execute(computation, inputs))
-    except (OpError, UnsupportedError, ExecutionError) as e:
+    except UnsupportedError as e:  # nothing to judge: the backend says what it cannot run
+        return ProgramReport(program, backend.name, UNSUPPORTED, [], len(computation.instructions),
+                             seconds=round(time.perf_counter() - start, 3), message=str(e))
+    except (OpError, ExecutionError) as e:
         got, error = None, e
     if got is not None:
         outputs = judge_outputs(computation, got, want)
@@ -380,8 +384,12 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    report = check_program(computation, backend, inputs, args.program)
+    try:
+        report = check_program(computation, backend, inputs, args.program)
+    except (OpError, UnsupportedError, ExecutionError) as e:  # the reference cannot run it
+        print(f"error: the reference cannot run the program: {e}", file=sys.stderr)
+        return 2
     print(text_report(report))
     if args.report:
         Path(args.report).write_text(json.dumps(report.as_json(), indent=1, default=str))
-    return 1 if report.status == FAILED else 0
+    return {PASSED: 0, FAILED: 1}.get(report.status, 2)

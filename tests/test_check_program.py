@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from backend import get_backend
+from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
 from backend.backends import register_backend
 from conformance.check_program import check_program, draw_inputs, load_program, one_op, text_report
 from conformance.cli import main
@@ -101,3 +101,11 @@ def test_an_unreadable_program_or_inputs_exit_2(tmp_path, mlp_files, capsys):
     np.savez(wrong, arg0=X)
     code, _ = _run_cli(mlp_files / "mlp.mlir", "--backend", "jax", "--inputs", wrong)
     assert code == 2 and "has 1 arrays, the program takes 3" in capsys.readouterr().err
+
+
+def test_a_program_the_backend_does_not_support_is_reported_so(tmp_path):
+    # jax has no complex Cbrt kernel: the jax backend refuses it (supports() says so)
+    b = XlaBuilder("cbrt")
+    ops.Cbrt(ops.Parameter(b, 0, Shape.array_shape(PrimitiveType.C64, (2,)), "x"))
+    report = check_program(b.build(), get_backend("jax"), [np.array([1 + 1j, 8], np.complex64)], "cbrt")
+    assert report.status == "unsupported" and "Cbrt" in report.message
