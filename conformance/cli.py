@@ -21,6 +21,7 @@ from typing import Any
 
 import specs
 from backend.backends import ENTRY_POINT_GROUP, available_backends, get_backend
+from conformance import check_program
 from conformance.cases import Case
 from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
@@ -119,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     fz.add_argument("--max-steps", type=positive_int, default=5, help="longest chain of ops in one program")
     fz.add_argument("--backend", default="jax", help="the backend compared with the reference")
     fz.add_argument("-v", "--verbose", action="store_true", help="list every disagreement, not one per cause")
+    check_program.add_parser(sub)
     cov = sub.add_parser("coverage", help="list the arguments and documented edges that no case exercises")
     cov.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
     cov.add_argument("--seed", type=non_negative_int, default=0, help="seed for generated cases")
@@ -163,6 +165,8 @@ def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "check-program":
+        return check_program.main(args)
     if args.command in ("report", "compare"):
         return _report_command(args)
     if args.command == "merge":

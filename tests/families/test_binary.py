@@ -129,3 +129,18 @@ def test_complex_pow_zero_part_mask_covers_only_zero_parts_of_finite_results() -
             return [np.complex64([complex(-1, -0.0)])]
     result = run_case(golden, NegativeZeroImaginary())
     assert result.status == IMPL_DEFINED and "complex_zero_sign" in result.message
+
+
+def test_a_negative_base_with_an_integral_exponent_is_a_real_power() -> None:
+    """(-2)^2 = 4 and (-2)^3 = -8: a backend that gives NaN for every negative base (IREE's f32/f64 pow) fails."""
+    from tests.support.cases import FunctionBackend, spec_example_case
+
+    def nan_for_negative_base(lhs, rhs):
+        with np.errstate(invalid="ignore"):
+            return np.where(lhs < 0, np.nan, np.power(lhs, rhs)).astype(lhs.dtype)
+
+    for name in ("negative_base_integral_exponent", "negative_base_integral_exponent_f64"):
+        case = spec_example_case("Pow", name)
+        assert run_case(case, get_backend("reference")).status == PASSED
+        assert run_case(case, get_backend("jax")).status == PASSED
+        assert run_case(case, FunctionBackend("pow_nan", nan_for_negative_base)).status == FAILED
