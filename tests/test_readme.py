@@ -32,10 +32,16 @@ def test_every_python_block_runs_as_pasted(tmp_path):
 
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=[f"shell-{i + 1}" for i in range(len(SHELL_BLOCKS))])
 def test_shell_blocks_call_the_virtual_environment(block):
+    heredoc = None  # the terminator of the here-document being read (its lines are not commands)
     for line in block.splitlines():
+        if heredoc is not None:
+            heredoc = None if line.strip() == heredoc else heredoc
+            continue
         command = line.split("#", 1)[0].strip()
         if not command:
             continue
+        opened = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", command)
+        heredoc = opened.group(1) if opened else None
         for step in re.split(r"\s*&&\s*", command):
             word = step.split()[0]
             assert word in ("python3",) or word.startswith(".venv/bin/"), f"bare {word!r} in: {line}"
