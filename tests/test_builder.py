@@ -5,6 +5,7 @@ import pytest
 
 from backend import OpError, PrimitiveType, Shape, UnsupportedError, XlaBuilder, get_backend, ops
 from backend.backends import register_backend
+from backend.hlo.graph import XlaOp
 
 
 def _bias_add():
@@ -128,3 +129,11 @@ def test_unknown_backend():
 def test_unsupported_error_type():
     err = UnsupportedError("jax", "Add", "why")
     assert "does not support Add: why" in str(err)
+
+
+def test_repr_of_an_op_not_in_its_builder_names_it_without_a_key_error():
+    b = XlaBuilder("b")
+    ghost = XlaOp(b, 10**9)
+    assert repr(ghost) == "XlaOp(id 1000000000, not an instruction of builder 'b')"
+    with pytest.raises(OpError, match="does not belong to builder 'b'"):
+        ops.Neg(ghost)

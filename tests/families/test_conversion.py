@@ -101,3 +101,15 @@ def test_float_to_int_range_ends_at_the_exclusive_limit():
     indefinite = entry.outcomes["indefinite"]
     assert np.asarray(indefinite).tolist()[0] == -(2**63)
     assert _convert("ConvertElementType", x, PrimitiveType.S64).tolist() == [2**63 - 1, -(2**63), 2**62, 2**63 - 1]
+
+
+@pytest.mark.parametrize(("exponent_bits", "mantissa_bits", "constraint"),
+                         [(8, 2**31, "C3"), (2**31, 10, "C2"), (2**40, 10, "C2")])
+def test_reduce_precision_bits_beyond_s32_are_op_errors(exponent_bits, mantissa_bits, constraint):
+    """HLO's exponent_bits and mantissa_bits are s32 (jax failed to lower 2^31); 2^31 - 1 still runs as a no-op."""
+    x = np.array([1.3, 2.0], np.float32)
+    error = op_error("ReducePrecision", x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)
+    assert error.constraint == constraint and "2^31 - 1" in str(error)
+    for backend in ("reference", "jax"):
+        np.testing.assert_array_equal(run_op(backend, "ReducePrecision", x, exponent_bits=8,
+                                             mantissa_bits=2**31 - 1), x)
