@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import threading
+import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -32,9 +35,10 @@ from backend.runtime.protocol import (
     check_device_count,
     check_partitions,
     check_replicas,
+    check_timeout,
     per_device_arguments,
 )
-from backend.runtime.walker import FunctionTable, GraphWalker
+from backend.runtime.walker import FunctionTable, GraphWalker, RunTimeout
 
 #: Element types XLA knows but jax cannot pass in or out of a computation.
 UNSUPPORTED_TYPES = frozenset({PrimitiveType.S1, PrimitiveType.U1})
@@ -183,9 +187,22 @@ class JaxBackend:
         return [list(mine) if prepared.tuple_result else [mine] for mine in per_device]
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
-                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None,
+                timeout: float | None = None) -> list[Any]:
         """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
-        the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+        the ``infeed`` values in order, Outfeed ops append to ``outfeed``.
+
+        ``timeout`` (seconds, compiling included): the run goes to a worker thread and this call waits at most
+        that long, then raises an :class:`ExecutionError` naming the op (the first While, else the root).
+        XLA cannot cancel a running computation: the one left behind keeps running on its daemon thread
+        (holding a core and its buffers) until it ends, and its result is dropped; the process can still
+        exit. While waiting, Ctrl-C interrupts this call (``timeout=math.inf`` waits without a deadline
+        but stays interruptible; without a timeout the call runs in the caller's thread, as fast as
+        before, and XLA does not return to Python for Ctrl-C until it ends)."""
+        if timeout is not None:
+            seconds = check_timeout(check_computation(computation), timeout)
+            return self._execute_abandonable(computation, seconds, functools.partial(
+                self.execute, computation, arguments, replicas, partitions, infeed=infeed, outfeed=outfeed))
         if type(replicas) is not int or type(partitions) is not int or replicas != 1 or partitions != 1:  # True == 1
             check_computation(computation)
             count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
@@ -211,6 +228,38 @@ class JaxBackend:
             except Exception as e:  # compile or runtime failure inside XLA: a failure, not a refusal
                 raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
 
+
+    def _execute_abandonable(self, computation: XlaComputation, seconds: float | None,
+                             run: Callable[[], list[Any]]) -> list[Any]:
+        """``run()`` on a daemon thread, waited for at most ``seconds`` (interruptibly)."""
+        x64 = bool(jax.config.jax_enable_x64)  # the caller's mode, which is per thread
+        outcome: list[Any] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                with jax.enable_x64(x64):
+                    outcome.append((True, run()))
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+                outcome.append((False, e))
+            finally:
+                done.set()
+        threading.Thread(target=work, name=f"{self.name}-run-{computation.name}", daemon=True).start()
+        deadline = None if seconds is None or math.isinf(seconds) else time.monotonic() + seconds
+        while not done.is_set():
+            left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            if left <= 0:
+                loops = [i for c in (computation, *computation.subcomputations()) for i in c.instructions
+                         if i.opcode == "While"]
+                opcode = loops[0].opcode if loops else computation.root_instruction.opcode
+                raise ExecutionError(self.name, opcode, RunTimeout(
+                    f"the run did not end within its timeout of {seconds:g} s (it is left running on a "
+                    "background thread until it ends; its result is dropped)"))
+            done.wait(left)
+        ok, value = outcome[0]
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
 
     def execute_batch(self, items: Sequence[tuple[XlaComputation, Sequence[Any]]]) -> list[list[Any] | Exception]:
         """Runs each ``(computation, arguments)`` pair, compiled together as one program: one trace, one
