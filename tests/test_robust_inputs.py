@@ -224,3 +224,29 @@ def test_jax_runs_whatever_it_says_it_supports(op):
             with pytest.raises(UnsupportedError):
                 backend.execute(comp, args)
     assert checked > 0
+
+
+def _foreign_report(result):
+    lines = [f"{len(result.foreign)} foreign exceptions in {result.calls} calls:"]
+    lines += [f"  {f.op} ({f.kind}): {f.error}\n    {f.call}" for f in result.foreign[:20]]
+    return "\n".join(lines)
+
+
+def test_fuzzed_calls_over_every_op_raise_only_the_projects_errors():
+    """600 seeded random calls (tests/support/call_fuzz.py: mutated examples, blind calls, programs run on the
+    reference and jax with their own, random and malformed arguments): every exception is the project's own."""
+    from tests.support.call_fuzz import fuzz_calls
+    result = fuzz_calls(600, seed=0)
+    assert not result.foreign, _foreign_report(result)
+    assert result.calls == 600 and result.executed > 0 and len(result.ops) > 150
+    assert result.outcomes["ok"] > 0 and result.outcomes["OpError"] > 0
+
+
+@pytest.mark.slow
+def test_fuzzed_calls_full_size():
+    """The full-size run: 100,000 calls over all ops (about 10 minutes); prints its figures."""
+    from tests.support.call_fuzz import fuzz_calls
+    result = fuzz_calls(100_000, seed=27)
+    print(f"\n{result.calls} calls over {len(result.ops)} ops in {result.seconds:.0f} s, {result.executed} executed: "
+          f"{dict(result.outcomes)} by kind {dict(result.kinds)}")
+    assert not result.foreign, _foreign_report(result)
