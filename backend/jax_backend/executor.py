@@ -27,7 +27,7 @@ from backend.hlo.graph import XlaComputation
 from backend.hlo.shape import Shape
 from backend.jax_backend import LIMITATIONS, LOWERINGS, Limitation
 from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
-from backend.jax_backend.resources import divergent_collective_reason, memory_reason
+from backend.jax_backend.resources import divergent_collective_reason, flattened_size_reason, memory_reason
 from backend.registry import Registry
 from backend.runtime.host_io import HOST_IO_OPCODES, HostIO, active_io
 from backend.runtime.protocol import (
@@ -118,8 +118,8 @@ class JaxBackend:
             if reason is not None:
                 return f"{inst.opcode}: {reason}"
         # what XLA cannot run without ending the process
-        return divergent_collective_reason(computation) or memory_reason(computation,
-                                                                          self._device or jax.devices()[0])
+        return (flattened_size_reason(computation) or divergent_collective_reason(computation)
+                or memory_reason(computation, self._device or jax.devices()[0]))
 
     def _prepared(self, computation: XlaComputation) -> _Prepared:
         """The cached jitted function and argument check; made once per computation, after

@@ -179,3 +179,45 @@ def divergent_collective_reason(computation: XlaComputation) -> str | None:
                                 "device's ReplicaId or PartitionId, so devices may run it different numbers of "
                                 "times; XLA waits for the missing devices, then ends the process")
     return None
+
+
+#: The most instructions a program may have once XLA has copied every sub-computation into each of its call sites.
+MAX_FLATTENED_INSTRUCTIONS = 100_000
+
+
+def _distinct_callees(inst: Instruction) -> list[XlaComputation]:
+    """The computations ``inst`` calls, each once (a Conditional whose branches are one computation runs it once:
+    see the jax Conditional lowering)."""
+    out: list[XlaComputation] = []
+    for value in inst.attrs.values():
+        for sub in (value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(sub, XlaComputation) and all(sub is not o for o in out):
+                out.append(sub)
+    return out
+
+
+def flattened_size_reason(computation: XlaComputation) -> str | None:
+    """Why ``computation`` is too large once XLA flattens its call graph, or None.
+
+    XLA gives every call site of a computation its own copy (the CPU and GPU pipelines flatten the call graph
+    and inline calls), so two Whiles sharing a body, nested 18 deep, become 2^18 loops: a compilation of
+    minutes, or a MemoryError. The count is exact (callees first, each computed once)."""
+    size: dict[int, int] = {}
+    sites: dict[int, int] = {}
+    for comp in (*computation.subcomputations(), computation):
+        total = 0
+        for inst in comp.instructions:
+            total += 1
+            for sub in _distinct_callees(inst):
+                total += size.get(sub.uid, 0)
+                sites[sub.uid] = sites.get(sub.uid, 0) + 1
+        size[comp.uid] = total
+    total = size[computation.uid]
+    if total <= MAX_FLATTENED_INSTRUCTIONS:
+        return None
+    called_often = [c for c in computation.subcomputations() if sites.get(c.uid, 0) > 1] or [computation]
+    shared = max(called_often, key=lambda c: size[c.uid])
+    return (f"the program has {total:,} instructions once XLA copies each sub-computation into every call site "
+            f"(the most {MAX_FLATTENED_INSTRUCTIONS:,}): sub-computations such as '{shared.name}' are called from "
+            "several places at several levels of nesting, and compiling that many copies takes minutes or "
+            "runs out of memory")
