@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     text = table(rows)
     print(text)
     if args.write:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         with open(args.write, "w") as f:
             f.write(f"# Builder cost per op (`python -m benchmarks.builder`)\n\nDevice: {device()}.  \nDate: {stamp}.  \n"
                     f"Best of {args.rounds} rounds.\n\n{text}\n")
