@@ -56,7 +56,7 @@ def measure(sizes: Sequence[int] = SIZES, rounds: int = 3) -> list[dict[str, flo
     for n in sizes:
         row: dict[str, float] = {"n": n}
         for label, make in (("parameter", _parameters), ("add", _adds)):
-            seconds, builder = _best(lambda make=make: make(n), rounds)
+            seconds, builder = _best(lambda make=make, n=n: make(n), rounds)
             row[f"{label}_us"] = seconds / n * 1e6
             build_seconds, _ = _best(builder.build, rounds)  # type: ignore[attr-defined]
             row[f"build_{label}s_us"] = build_seconds / n * 1e6
@@ -66,8 +66,9 @@ def measure(sizes: Sequence[int] = SIZES, rounds: int = 3) -> list[dict[str, flo
 
 def table(rows: list[dict[str, float]]) -> str:
     first = rows[0]
-    lines = ["| ops N | Parameter (us/op) | x vs N=%d | Add (us/op) | x vs N=%d | build() of N Parameters (us/op) "
-             "| build() of N Adds (us/op) |" % (first["n"], first["n"]),
+    base = int(first["n"])
+    lines = [f"| ops N | Parameter (us/op) | x vs N={base} | Add (us/op) | x vs N={base} | build() of N Parameters "
+             "(us/op) | build() of N Adds (us/op) |",
              "|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {int(r['n']):,} | {r['parameter_us']:.1f} | {r['parameter_us'] / first['parameter_us']:.2f} "
