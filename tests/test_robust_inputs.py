@@ -250,3 +250,17 @@ def test_fuzzed_calls_full_size():
     print(f"\n{result.calls} calls over {len(result.ops)} ops in {result.seconds:.0f} s, {result.executed} executed: "
           f"{dict(result.outcomes)} by kind {dict(result.kinds)}")
     assert not result.foreign, _foreign_report(result)
+
+
+@pytest.mark.parametrize("items", [None, 3, "ab", [None], [(1,)], [(1, 2, 3)], ["ab"], [object()]])
+def test_execute_batch_rejects_malformed_items(items):
+    """A TypeError/ValueError from unpacking before; an OpError naming the item now."""
+    with pytest.raises(OpError, match="execute_batch: arguments violated") as info:
+        get_backend("jax").execute_batch(items)
+    assert info.value.arg == "items"
+
+
+def test_execute_batch_runs_well_formed_items():
+    computation = _add_computation()
+    first, second = get_backend("jax").execute_batch([(computation, GOOD_ARGS), [computation, GOOD_ARGS[:1]]])
+    assert first[0].tolist() == [4.0, 6.0] and isinstance(second, OpError)

@@ -14,7 +14,7 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -271,6 +271,7 @@ class JaxBackend:
         ``execute`` raises for it alone (items with host I/O, and any item of a program that fails as a
         whole, run one by one through ``execute``). A subclass that overrides ``execute`` has every item
         run through its ``execute``."""
+        items = _batch_items(items)
         results: list[list[Any] | Exception | None] = [None] * len(items)
         together: dict[bool, list[tuple[int, _Prepared, Sequence[Any]]]] = {False: [], True: []}
         for k, (computation, arguments) in enumerate(items):
@@ -344,6 +345,20 @@ class JaxBackend:
                 if io.error is not None:
                     raise io.error from None
                 raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+
+
+def _batch_items(items: Any) -> list[tuple[Any, Any]]:
+    """``execute_batch``'s items as a list of pairs, else an OpError naming the item."""
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+        raise OpError("execute_batch", "arguments", f"items must be a sequence of (computation, arguments) pairs, "
+                      f"got {type(items).__name__}", "items")
+    out = []
+    for k, item in enumerate(items):
+        if isinstance(item, (str, bytes, dict)) or not isinstance(item, Sequence) or len(item) != 2:
+            raise OpError("execute_batch", "arguments", f"item {k} must be a (computation, arguments) pair, got "
+                          f"{repr(item)[:80]}", "items")
+        out.append((item[0], item[1]))
+    return out
 
 
 class _Prepared:
