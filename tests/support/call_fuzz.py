@@ -290,7 +290,17 @@ def _raised_in_harness(error: BaseException) -> bool:
     """Whether ``error`` was raised by conformance's reader of the specs' computation descriptions (a malformed
     description in place of a sub-computation: the harness's input, not the builder's)."""
     frames = traceback.extract_tb(error.__traceback__)
-    return bool(frames) and frames[-1].filename.endswith(os.path.join("conformance", "build.py"))
+    readers = [k for k, f in enumerate(frames) if f.filename.endswith(_BUILD) and f.name in _DESCRIPTION_READERS]
+    if not readers:
+        return False
+    # raised while reading a description, and not from inside an op function it called
+    return not any(f.filename.endswith(_OPS) for f in frames[readers[-1] + 1:])
+
+
+_BUILD = os.path.join("conformance", "build.py")
+_OPS = os.path.join("backend", "ops.py")
+_DESCRIPTION_READERS = frozenset({"computation_from_description", "_description_params", "_description_step",
+                                  "_comparator", "_scan_body"})
 
 
 def _small(computation: XlaComputation) -> bool:
