@@ -219,3 +219,13 @@ def test_tuples_nested_deeper_than_64_are_refused_not_a_recursion_error(depth):
         ops.Parameter(XlaBuilder("p"), 0, text, "p")
     with pytest.raises(ValueError, match="at most 64 deep"):
         parse_shape(text)
+
+
+def test_shapes_made_without_init_still_nest():
+    """A Shape unpickled from a version without the depth slot (a spec cache written by older code) nests into a
+    tuple as before: its depth is counted."""
+    old = object.__new__(Shape)
+    for name, value in (("_etype", PrimitiveType.TUPLE), ("_dims", ()), ("_layout", None), ("_dynamic", ()),
+                        ("_tuple", (Shape.scalar_shape(F32),))):
+        object.__setattr__(old, name, value)
+    assert str(Shape.tuple_shape([old, Shape.scalar_shape(S32)])) == "((f32[]), s32[])"

@@ -78,7 +78,7 @@ class Shape:
         self._tuple = tuple_shapes
         # How deep tuples nest (0 for an array or a token). Shapes, values and graphs are walked
         # recursively everywhere (printing, hashing, jax's pytrees), so nesting is bounded up front.
-        self._depth = 0 if tuple_shapes is None else 1 + max((t._depth for t in tuple_shapes), default=0)
+        self._depth = 0 if tuple_shapes is None else 1 + max((_depth_of(t) for t in tuple_shapes), default=0)
         if self._depth > MAX_TUPLE_DEPTH:
             raise OpError("Shape.tuple_shape", "tuple-depth", f"tuples nest at most {MAX_TUPLE_DEPTH} deep; this "
                           f"shape would nest {self._depth} deep", arg="shapes",
@@ -275,6 +275,22 @@ def _int_sequence(value: Any, op: str, arg: str) -> tuple[int, ...]:
         raise OpError(op, "arg-type", f"{arg} must be a sequence of ints, got {repr(list(items))[:80]}", arg=arg,
                       values={arg: repr(list(items))[:80]})
     return tuple(int(v) for v in items)
+
+
+def _depth_of(shape: Shape) -> int:
+    """``shape``'s tuple nesting depth; counted (without recursion) for a Shape made without ``__init__`` (one
+    unpickled from a version without the ``_depth`` slot)."""
+    depth = getattr(shape, "_depth", None)
+    if depth is not None:
+        return int(depth)
+    deepest, pending = 0, [(shape, 0)]
+    while pending:
+        current, level = pending.pop()
+        inner = getattr(current, "_tuple", None)
+        if inner is not None:
+            deepest = max(deepest, level + 1)
+            pending.extend((t, level + 1) for t in inner)
+    return deepest
 
 
 def tuple_depth(pyval: Any) -> int:
