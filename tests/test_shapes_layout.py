@@ -142,7 +142,7 @@ def test_parse_shape():
 
 
 @pytest.mark.parametrize("element_type", [None, object(), 999, -1, "f31", 1.5, True, [1], np.dtype("O"),
-                                          PrimitiveType.TUPLE, PrimitiveType.TOKEN])
+                                          PrimitiveType.TUPLE, PrimitiveType.PRIMITIVE_TYPE_INVALID])
 def test_array_shape_malformed_element_type_is_an_op_error(element_type):
     with pytest.raises(OpError) as info:
         Shape.array_shape(element_type, (2,))

@@ -103,9 +103,9 @@ class Shape:
         """
         op = "Shape.array_shape"
         et = _as_etype(element_type, op)
-        if et in (PrimitiveType.TUPLE, PrimitiveType.TOKEN, PrimitiveType.PRIMITIVE_TYPE_INVALID):
-            raise OpError(op, "arg-type", f"an array's element type cannot be {et.name} (Shape.tuple_shape and "
-                          "Shape.token_shape make those shapes)", arg="element_type", values={"element_type": et})
+        if et in (PrimitiveType.TUPLE, PrimitiveType.PRIMITIVE_TYPE_INVALID):  # TOKEN with no dims: the token shape
+            raise OpError(op, "arg-type", f"an array's element type cannot be {et.name} (Shape.tuple_shape makes "
+                          "tuple shapes)", arg="element_type", values={"element_type": et})
         dims = _int_sequence(dims, op, "dims")
         if any(d < 0 for d in dims):
             raise OpError(op, "arg-type", f"dimension sizes must be >= 0, got {list(dims)}", arg="dims",
