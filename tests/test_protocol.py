@@ -99,3 +99,25 @@ def test_reference_replica_spinning_while_another_waits_ends_without_a_timeout_t
         ReferenceBackend(rendezvous_timeout=0.5).execute(_one_replica_spins(), [[np.int32(1)], [np.int32(2)]],
                                                          replicas=2)
     assert time.monotonic() - start < 10
+
+
+def test_reference_devices_that_cannot_all_start_are_an_unsupported_error(monkeypatch):
+    """A thread that cannot start (1,024 replicas under a memory limit gave a raw "can't start new thread"): an
+    UnsupportedError naming the count; the devices already started stop (the rendezvous is aborted)."""
+    import threading
+
+    from backend import UnsupportedError
+    started = []
+    real_start = threading.Thread.start
+
+    def start(thread):
+        if len(started) == 2:
+            raise RuntimeError("can't start new thread")
+        started.append(thread)
+        real_start(thread)
+    monkeypatch.setattr(threading.Thread, "start", start)
+    b = XlaBuilder("sum")
+    ops.AllReduce(ops.Parameter(b, 0, Shape.scalar_shape(S32), "x"), binary_computation(ops.Add, S32))
+    with pytest.raises(UnsupportedError, match=r"needs 4 device threads and only 2 could be started"):
+        get_backend("reference").execute(b.build(), [[np.int32(k)] for k in range(4)], replicas=4)
+    assert len(started) == 2 and not any(t.is_alive() for t in started)
