@@ -224,3 +224,43 @@ def test_jax_runs_whatever_it_says_it_supports(op):
             with pytest.raises(UnsupportedError):
                 backend.execute(comp, args)
     assert checked > 0
+
+
+def _foreign_report(result):
+    lines = [f"{len(result.foreign)} foreign exceptions in {result.calls} calls:"]
+    lines += [f"  {f.op} ({f.kind}): {f.error}\n    {f.call}" for f in result.foreign[:20]]
+    return "\n".join(lines)
+
+
+def test_fuzzed_calls_over_every_op_raise_only_the_projects_errors():
+    """600 seeded random calls (tests/support/call_fuzz.py: mutated examples, blind calls, programs run on the
+    reference and jax with their own, random and malformed arguments): every exception is the project's own."""
+    from tests.support.call_fuzz import fuzz_calls
+    result = fuzz_calls(600, seed=0)
+    assert not result.foreign, _foreign_report(result)
+    assert result.calls == 600 and result.executed > 0 and len(result.ops) > 150
+    assert result.outcomes["ok"] > 0 and result.outcomes["OpError"] > 0
+
+
+@pytest.mark.slow
+def test_fuzzed_calls_full_size():
+    """The full-size run: 100,000 calls over all ops (about 10 minutes); prints its figures."""
+    from tests.support.call_fuzz import fuzz_calls
+    result = fuzz_calls(100_000, seed=27)
+    print(f"\n{result.calls} calls over {len(result.ops)} ops in {result.seconds:.0f} s, {result.executed} executed: "
+          f"{dict(result.outcomes)} by kind {dict(result.kinds)}")
+    assert not result.foreign, _foreign_report(result)
+
+
+@pytest.mark.parametrize("items", [None, 3, "ab", [None], [(1,)], [(1, 2, 3)], ["ab"], [object()]])
+def test_execute_batch_rejects_malformed_items(items):
+    """A TypeError/ValueError from unpacking before; an OpError naming the item now."""
+    with pytest.raises(OpError, match="execute_batch: arguments violated") as info:
+        get_backend("jax").execute_batch(items)
+    assert info.value.arg == "items"
+
+
+def test_execute_batch_runs_well_formed_items():
+    computation = _add_computation()
+    first, second = get_backend("jax").execute_batch([(computation, GOOD_ARGS), [computation, GOOD_ARGS[:1]]])
+    assert first[0].tolist() == [4.0, 6.0] and isinstance(second, OpError)

@@ -139,3 +139,93 @@ def test_parse_shape():
     for bad in ("f32[<5]", "f32[<=]", "f32[=3]", "f32[>=3]"):
         with pytest.raises(ValueError, match="not a shape"):
             parse_shape(bad)
+
+
+@pytest.mark.parametrize("element_type", [None, object(), 999, -1, "f31", 1.5, True, [1], np.dtype("O"),
+                                          PrimitiveType.TUPLE, PrimitiveType.PRIMITIVE_TYPE_INVALID])
+def test_array_shape_malformed_element_type_is_an_op_error(element_type):
+    with pytest.raises(OpError) as info:
+        Shape.array_shape(element_type, (2,))
+    assert (info.value.op, info.value.constraint, info.value.arg) == ("Shape.array_shape", "arg-type", "element_type")
+
+
+@pytest.mark.parametrize("dims", [None, 3, "ab", [1.5], [True], [float("nan")], [[1]], [object()], {1: 2}, [-1]])
+def test_array_shape_malformed_dimensions_are_an_op_error(dims):
+    with pytest.raises(OpError) as info:
+        Shape.array_shape(F32, dims)
+    assert (info.value.op, info.value.arg) == ("Shape.array_shape", "dims")
+
+
+@pytest.mark.parametrize("layout", [[5], "x", 3, [0.5], [[0]], [0, 0], [1, 0, 2]])
+def test_array_shape_malformed_layout_is_an_op_error(layout):
+    with pytest.raises(OpError) as info:
+        Shape.array_shape(F32, (2, 3), layout)
+    assert (info.value.op, info.value.arg) == ("Shape.array_shape", "layout")
+
+
+def test_array_shape_accepts_numpy_ints_and_dtypes():
+    assert str(Shape.array_shape(np.dtype("int32"), [np.int64(2), 3])) == "s32[2,3]"
+    assert str(Shape.array_shape(np.int32(11), (2,))) == "f32[2]"  # PrimitiveType 11 is F32
+
+
+@pytest.mark.parametrize("shapes", [None, 3, "ab", [None], [1], object(), Shape.scalar_shape(F32)])
+def test_tuple_shape_of_non_shapes_is_an_op_error(shapes):
+    with pytest.raises(OpError) as info:
+        Shape.tuple_shape(shapes)
+    assert (info.value.op, info.value.arg) == ("Shape.tuple_shape", "shapes")
+
+
+def _nested(depth):
+    shape = Shape.scalar_shape(F32)
+    for _ in range(depth):
+        shape = Shape.tuple_shape([shape])
+    return shape
+
+
+def test_tuples_nest_up_to_64_deep_and_run():
+    """64 levels print, hash, compare and run on both backends (a deep value goes in and comes out)."""
+    from backend import get_backend
+    shape = _nested(64)
+    assert str(shape) == "(" * 64 + "f32[]" + ")" * 64 and hash(shape) == hash(_nested(64))
+    assert len(shape.leaf_shapes()) == 1
+    b = XlaBuilder("deep")
+    ops.Parameter(b, 0, shape, "p")
+    value = np.float32(3)
+    for _ in range(64):
+        value = (value,)
+    for backend in ("reference", "jax"):
+        out = get_backend(backend).execute(b.build(), [value])[0]
+        for _ in range(63):
+            out = out[0]
+        assert out == (np.float32(3),)
+
+
+@pytest.mark.parametrize("depth", [65, 500])
+def test_tuples_nested_deeper_than_64_are_refused_not_a_recursion_error(depth):
+    with pytest.raises(OpError, match="tuples nest at most 64 deep"):
+        _nested(depth)
+    b = XlaBuilder("deep")
+    x = ops.Parameter(b, 0, Shape.scalar_shape(F32), "x")
+    with pytest.raises(OpError, match="at most 64 deep"):
+        for _ in range(depth):
+            x = ops.Tuple(b, [x])
+    value = np.float32(1)
+    for _ in range(depth):
+        value = (value,)
+    with pytest.raises(OpError, match="at most 64 deep"):
+        ops.Constant(XlaBuilder("k"), value)
+    text = "(" * depth + "f32[]" + ")" * depth
+    with pytest.raises(OpError, match="at most 64 deep"):
+        ops.Parameter(XlaBuilder("p"), 0, text, "p")
+    with pytest.raises(ValueError, match="at most 64 deep"):
+        parse_shape(text)
+
+
+def test_shapes_made_without_init_still_nest():
+    """A Shape unpickled from a version without the depth slot (a spec cache written by older code) nests into a
+    tuple as before: its depth is counted."""
+    old = object.__new__(Shape)
+    for name, value in (("_etype", PrimitiveType.TUPLE), ("_dims", ()), ("_layout", None), ("_dynamic", ()),
+                        ("_tuple", (Shape.scalar_shape(F32),))):
+        object.__setattr__(old, name, value)
+    assert str(Shape.tuple_shape([old, Shape.scalar_shape(S32)])) == "((f32[]), s32[])"

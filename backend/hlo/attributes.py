@@ -44,7 +44,7 @@ from backend.hlo.attribute_types import (
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import XlaComputation
 from backend.hlo.literals import parse_literal, parse_shape
-from backend.hlo.shape import Layout, Shape
+from backend.hlo.shape import MAX_TUPLE_DEPTH, Layout, Shape, tuple_depth
 
 
 def _int(v: Any) -> int:
@@ -137,8 +137,14 @@ def _shape(v: Any) -> Shape:
 
 
 def _literal(v: Any) -> Any:
+    if isinstance(v, tuple) and tuple_depth(v) > MAX_TUPLE_DEPTH:
+        raise ValueError(f"tuples nest at most {MAX_TUPLE_DEPTH} deep; this literal nests deeper")
+    return _checked_literal(v)
+
+
+def _checked_literal(v: Any) -> Any:
     if isinstance(v, tuple):
-        return tuple(_literal(x) for x in v)
+        return tuple(_checked_literal(x) for x in v)
     if isinstance(v, dict):
         return parse_literal(v)
     arr = np.asarray(v)

@@ -23,6 +23,7 @@ class XlaBuilder:
         self.name = name
         self._instructions: dict[int, Instruction] = {}
         self._order: list[int] = []
+        self._parameter_numbers: set[int] = set()  # kept as Parameters are added: a look-up is O(1)
         self._built = False
         self._metadata: OpMetadata | None = None
         self._sharding: OpSharding | None = None
@@ -36,6 +37,8 @@ class XlaBuilder:
                            self._metadata, self._sharding)
         self._instructions[id] = inst
         self._order.append(id)
+        if opcode == "Parameter":
+            self._parameter_numbers.add(attrs["number"])
         return XlaOp(self, id)
 
     def get_shape(self, op: XlaOp) -> Shape:
@@ -47,7 +50,12 @@ class XlaBuilder:
         return self._instructions[op.id]
 
     def parameter_numbers(self) -> set[int]:
-        return {i.attrs["number"] for i in self._instructions.values() if i.opcode == "Parameter"}
+        """The numbers of the Parameters added so far (a copy)."""
+        return set(self._parameter_numbers)
+
+    def has_parameter(self, number: int) -> bool:
+        """Whether a Parameter numbered ``number`` has been added (O(1))."""
+        return number in self._parameter_numbers
 
     def _check_owned(self, op: XlaOp) -> None:
         if not isinstance(op, XlaOp) or op.builder is not self or op.id not in self._instructions:
@@ -62,7 +70,7 @@ class XlaBuilder:
         if root is not None:
             self._check_owned(root)
         root_id = root.id if root is not None else self._order[-1]
-        numbers = sorted(self.parameter_numbers())
+        numbers = sorted(self._parameter_numbers)
         if numbers != list(range(len(numbers))):
             raise OpError("XlaBuilder", "build", f"parameter numbers must be 0..n-1 without gaps, got {numbers}")
         return XlaComputation(self.name, [self._instructions[i] for i in self._order], root_id)

@@ -89,7 +89,12 @@ class XlaOp:
         return self.builder.get_shape(self)
 
     def __repr__(self) -> str:
-        inst = self.builder._instructions[self.id]
+        instructions = getattr(self.builder, "_instructions", None)
+        inst = instructions.get(self.id) if isinstance(instructions, dict) else None
+        if inst is None:
+            name = getattr(self.builder, "name", None)
+            where = f"builder '{name}'" if isinstance(name, str) else f"a {type(self.builder).__name__}"
+            return f"XlaOp(id {self.id!r}, not an instruction of {where})"
         return f"XlaOp({inst.name}: {inst.shape})"
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
-from backend.hlo.shape import Shape
+from backend.hlo.shape import MAX_TUPLE_DEPTH, Shape
 from backend.hlo.token import Token
 
 _SHAPE_RE = re.compile(r"^\s*([a-z0-9]+)\[([0-9,<=\s]*)\](?:\{([0-9,\s]*)\})?\s*$")
@@ -24,10 +24,28 @@ def parse_shape(text: str) -> Shape:
     layout of minor_to_major (0, 1) (XLA's text form); ``token[]`` is the token shape; ``(f32[2], s32[])``
     a tuple shape."""
     text = text.strip()
+    if _paren_depth(text) > MAX_TUPLE_DEPTH:
+        raise ValueError(f"not a shape: tuples nest at most {MAX_TUPLE_DEPTH} deep, '{text[:40]}...' nests deeper")
+    return _parse_shape(text)
+
+
+def _paren_depth(text: str) -> int:
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest
+
+
+def _parse_shape(text: str) -> Shape:
+    text = text.strip()
     if text.startswith("(") and text.endswith(")"):
         inner = text[1:-1].strip()
         parts = _split_top_level(inner) if inner else []
-        return Shape.tuple_shape(parse_shape(p) for p in parts)
+        return Shape.tuple_shape(_parse_shape(p) for p in parts)
     m = _SHAPE_RE.match(text)
     if not m:
         raise ValueError(f"not a shape: '{text}' (expected e.g. f32[2,3])")
@@ -97,19 +115,21 @@ def parse_literal(node: Any) -> Any:
     Any malformed literal is a ValueError.
     """
     try:
-        return _literal_value(node)
+        return _literal_value(node, 0)
     except (TypeError, OverflowError, AttributeError) as e:  # values NumPy cannot hold as the key's type
         raise ValueError(f"malformed literal {node!r}: {e}") from None
 
 
-def _literal_value(node: Any) -> Any:
+def _literal_value(node: Any, depth: int) -> Any:
+    if depth > MAX_TUPLE_DEPTH:
+        raise ValueError(f"tuple literals nest at most {MAX_TUPLE_DEPTH} deep")
     if not isinstance(node, dict) or len(node) != 1:
         raise ValueError(f"a literal is a one-key mapping like {{f32[2]: [1, 2]}}, got {node!r}")
     (key, value), = node.items()
     if key == "tuple":
         if not isinstance(value, list):
             raise ValueError("a tuple literal holds a list of literals")
-        return tuple(parse_literal(v) for v in value)
+        return tuple(_literal_value(v, depth + 1) for v in value)
     shape = parse_shape(str(key))
     if shape.is_token():  # a token carries no data: {"token[]": []}
         if value not in (None, []):

@@ -20,9 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from backend.errors import OpError
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.token import is_token
+
+MAX_TUPLE_DEPTH = 64
+"""How deep tuple shapes (and tuple values) may nest."""
 
 
 class Layout:
@@ -65,13 +69,20 @@ class Layout:
 class Shape:
     """An array, tuple or token shape (the surface of ``xla_client.Shape``)."""
 
-    __slots__ = ("_etype", "_dims", "_layout", "_tuple", "_dynamic")
+    __slots__ = ("_etype", "_dims", "_layout", "_tuple", "_dynamic", "_depth")
 
     def __init__(self, etype: PrimitiveType, dims: tuple[int, ...] = (), layout: Layout | None = None,
                  tuple_shapes: tuple[Shape, ...] | None = None, dynamic: tuple[bool, ...] | None = None) -> None:
         self._etype = PrimitiveType(etype)
         self._dims = tuple(int(d) for d in dims)
         self._tuple = tuple_shapes
+        # How deep tuples nest (0 for an array or a token). Shapes, values and graphs are walked
+        # recursively everywhere (printing, hashing, jax's pytrees), so nesting is bounded up front.
+        self._depth = 0 if tuple_shapes is None else 1 + max((_depth_of(t) for t in tuple_shapes), default=0)
+        if self._depth > MAX_TUPLE_DEPTH:
+            raise OpError("Shape.tuple_shape", "tuple-depth", f"tuples nest at most {MAX_TUPLE_DEPTH} deep; this "
+                          f"shape would nest {self._depth} deep", arg="shapes",
+                          values={"depth": self._depth, "limit": MAX_TUPLE_DEPTH})
         if layout is not None and len(layout.minor_to_major) != len(self._dims):
             raise ValueError(f"layout {list(layout.minor_to_major)} does not match rank {len(self._dims)}")
         self._layout = layout
@@ -90,22 +101,36 @@ class Shape:
         size in ``dims`` is the bound: ``Shape.array_shape(F32, (5, 3), dynamic_dimensions=[True, False])``
         is ``f32[<=5,3]``.
         """
-        et = _as_etype(element_type)
-        dims = tuple(int(d) for d in dims)
+        op = "Shape.array_shape"
+        et = _as_etype(element_type, op)
+        if et in (PrimitiveType.TUPLE, PrimitiveType.PRIMITIVE_TYPE_INVALID):  # TOKEN with no dims: the token shape
+            raise OpError(op, "arg-type", f"an array's element type cannot be {et.name} (Shape.tuple_shape makes "
+                          "tuple shapes)", arg="element_type", values={"element_type": et})
+        dims = _int_sequence(dims, op, "dims")
         if any(d < 0 for d in dims):
-            raise ValueError(f"dimension sizes must be >= 0, got {list(dims)}")
+            raise OpError(op, "arg-type", f"dimension sizes must be >= 0, got {list(dims)}", arg="dims",
+                          values={"dims": list(dims)})
         if layout is not None and not isinstance(layout, Layout):
-            layout = Layout(layout)
+            minor_to_major = _int_sequence(layout, op, "layout")
+            try:
+                layout = Layout(minor_to_major)
+            except ValueError as e:
+                raise OpError(op, "arg-type", str(e), arg="layout", values={"layout": list(minor_to_major)}) from None
+        if layout is not None and len(layout.minor_to_major) != len(dims):
+            raise OpError(op, "arg-type", f"layout {list(layout.minor_to_major)} does not match rank {len(dims)}",
+                          arg="layout", values={"layout": list(layout.minor_to_major), "dims": list(dims)})
         dynamic = None
         if dynamic_dimensions is not None:
             if isinstance(dynamic_dimensions, (str, bytes)) or not isinstance(dynamic_dimensions, Iterable):
-                raise ValueError(f"dynamic_dimensions must be a sequence of bools, got {dynamic_dimensions!r}")
+                raise OpError(op, "arg-type", f"dynamic_dimensions must be a sequence of bools, got "
+                              f"{dynamic_dimensions!r}", arg="dynamic_dimensions")
             dynamic = tuple(dynamic_dimensions)
             if not all(isinstance(d, (bool, np.bool_)) for d in dynamic):
-                raise ValueError(f"dynamic_dimensions must be a sequence of bools, got {list(dynamic)}")
+                raise OpError(op, "arg-type", f"dynamic_dimensions must be a sequence of bools, got "
+                              f"{list(dynamic)}", arg="dynamic_dimensions")
             if len(dynamic) != len(dims):
-                raise ValueError(f"dynamic_dimensions {[bool(d) for d in dynamic]} must have one entry per "
-                                 f"dimension ({len(dims)})")
+                raise OpError(op, "arg-type", f"dynamic_dimensions {[bool(d) for d in dynamic]} must have one "
+                              f"entry per dimension ({len(dims)})", arg="dynamic_dimensions")
         return Shape(et, dims, layout, dynamic=dynamic)
 
     @staticmethod
@@ -114,10 +139,14 @@ class Shape:
 
     @staticmethod
     def tuple_shape(shapes: Iterable[Shape]) -> Shape:
+        if isinstance(shapes, (str, bytes, Shape)) or not isinstance(shapes, Iterable):
+            raise OpError("Shape.tuple_shape", "arg-type", f"tuple_shape takes a sequence of Shapes, got "
+                          f"{type(shapes).__name__}", arg="shapes")
         shapes = tuple(shapes)
         for s in shapes:
             if not isinstance(s, Shape):
-                raise ValueError(f"tuple_shape takes Shapes, got {type(s).__name__}")
+                raise OpError("Shape.tuple_shape", "arg-type", f"tuple_shape takes Shapes, got {type(s).__name__}",
+                              arg="shapes")
         return Shape(PrimitiveType.TUPLE, (), None, shapes)
 
     @staticmethod
@@ -218,18 +247,70 @@ class Shape:
         return str(self) + (str(self.layout()) if with_layout and self.is_array() else "")
 
 
-def _as_etype(element_type: Any) -> PrimitiveType:
-    if isinstance(element_type, PrimitiveType):
-        return element_type
-    if isinstance(element_type, int) and not isinstance(element_type, bool):
-        return PrimitiveType(element_type)
-    if isinstance(element_type, str):
-        return etypes.from_short_name(element_type)
-    return etypes.dtype_to_etype(element_type)
+def _as_etype(element_type: Any, op: str) -> PrimitiveType:
+    """A PrimitiveType from a PrimitiveType, its number, its name (``f32``, ``F32``) or a NumPy dtype."""
+    try:
+        if isinstance(element_type, PrimitiveType):
+            return element_type
+        if isinstance(element_type, (int, np.integer)) and not isinstance(element_type, (bool, np.bool_)):
+            return PrimitiveType(int(element_type))
+        if isinstance(element_type, str):
+            return etypes.from_short_name(element_type)
+        if element_type is None or isinstance(element_type, (bool, float, complex, list, tuple, dict, bytes)):
+            raise ValueError(f"not an element type: {element_type!r}")
+        return etypes.dtype_to_etype(element_type)
+    except (TypeError, ValueError) as e:
+        raise OpError(op, "arg-type", f"element_type must be a PrimitiveType, its name or a NumPy dtype: {e}",
+                      arg="element_type", values={"element_type": repr(element_type)[:80]}) from None
+
+
+def _int_sequence(value: Any, op: str, arg: str) -> tuple[int, ...]:
+    """``value`` as a tuple of Python ints: a sequence of ints (not bools, floats or strings)."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+        raise OpError(op, "arg-type", f"{arg} must be a sequence of ints, got {type(value).__name__}", arg=arg,
+                      values={arg: repr(value)[:80]})
+    items = tuple(value)
+    bad = [v for v in items if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))]
+    if bad:
+        raise OpError(op, "arg-type", f"{arg} must be a sequence of ints, got {repr(list(items))[:80]}", arg=arg,
+                      values={arg: repr(list(items))[:80]})
+    return tuple(int(v) for v in items)
+
+
+def _depth_of(shape: Shape) -> int:
+    """``shape``'s tuple nesting depth; counted (without recursion) for a Shape made without ``__init__`` (one
+    unpickled from a version without the ``_depth`` slot)."""
+    depth = getattr(shape, "_depth", None)
+    if depth is not None:
+        return int(depth)
+    deepest, pending = 0, [(shape, 0)]
+    while pending:
+        current, level = pending.pop()
+        inner = getattr(current, "_tuple", None)
+        if inner is not None:
+            deepest = max(deepest, level + 1)
+            pending.extend((t, level + 1) for t in inner)
+    return deepest
+
+
+def tuple_depth(pyval: Any) -> int:
+    """How deep Python tuples nest in ``pyval`` (0 for anything else), found without recursion."""
+    depth, pending = 0, [(pyval, 0)]
+    while pending:
+        value, level = pending.pop()
+        if isinstance(value, tuple):
+            depth = max(depth, level + 1)
+            if depth > MAX_TUPLE_DEPTH:
+                return depth
+            pending.extend((v, level + 1) for v in value)
+    return depth
 
 
 def shape_from_pyval(pyval: Any) -> Shape:
     """The shape of a NumPy array, a Python scalar, a token value (``backend.hlo.token.Token``), or a tuple of those."""
+    if isinstance(pyval, tuple) and tuple_depth(pyval) > MAX_TUPLE_DEPTH:
+        raise OpError("shape_from_pyval", "tuple-depth", f"tuples nest at most {MAX_TUPLE_DEPTH} deep; this value "
+                      f"nests deeper", arg="pyval", values={"limit": MAX_TUPLE_DEPTH})
     if is_token(pyval):
         return Shape.token_shape()
     if isinstance(pyval, tuple):

@@ -82,4 +82,9 @@ def _bitcast_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
     if etypes.is_complex(new) and old != new:
         return (f"jax.lax.bitcast_convert_type cannot bitcast {etypes.short_name(old)} to {etypes.short_name(new)} "
                 "(complex values only to the same type)")
+    if etypes.bit_width(new) == 2 and etypes.bit_width(old) >= 32:
+        # XLA on CPU aborts the process compiling it (a 32- or 64-bit value split into 16 or 32 2-bit ones);
+        # 8- and 16-bit types to 2 bits, and 2 bits to any width, run
+        return (f"XLA aborts the process bitcasting {etypes.short_name(old)} to {etypes.short_name(new)} (a 32- or "
+                "64-bit type to a 2-bit one; 8- and 16-bit types bitcast to 2 bits, and 4-bit types from any width)")
     return None

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import threading
+import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -24,6 +27,7 @@ from backend.hlo.graph import XlaComputation
 from backend.hlo.shape import Shape
 from backend.jax_backend import LIMITATIONS, LOWERINGS, Limitation
 from backend.jax_backend.devices import ENV_CPU_DEVICES, JaxDeviceContext, available_devices, mesh
+from backend.jax_backend.resources import divergent_collective_reason, flattened_size_reason, memory_reason
 from backend.registry import Registry
 from backend.runtime.host_io import HOST_IO_OPCODES, HostIO, active_io
 from backend.runtime.protocol import (
@@ -32,9 +36,10 @@ from backend.runtime.protocol import (
     check_device_count,
     check_partitions,
     check_replicas,
+    check_timeout,
     per_device_arguments,
 )
-from backend.runtime.walker import FunctionTable, GraphWalker
+from backend.runtime.walker import FunctionTable, GraphWalker, RunTimeout
 
 #: Element types XLA knows but jax cannot pass in or out of a computation.
 UNSUPPORTED_TYPES = frozenset({PrimitiveType.S1, PrimitiveType.U1})
@@ -112,7 +117,9 @@ class JaxBackend:
             reason = limit(inst, [comp.instruction(o).shape for o in inst.operands]) if limit is not None else None
             if reason is not None:
                 return f"{inst.opcode}: {reason}"
-        return None
+        # what XLA cannot run without ending the process
+        return (flattened_size_reason(computation) or divergent_collective_reason(computation)
+                or memory_reason(computation, self._device or jax.devices()[0]))
 
     def _prepared(self, computation: XlaComputation) -> _Prepared:
         """The cached jitted function and argument check; made once per computation, after
@@ -183,9 +190,22 @@ class JaxBackend:
         return [list(mine) if prepared.tuple_result else [mine] for mine in per_device]
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
-                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None,
+                timeout: float | None = None) -> list[Any]:
         """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
-        the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+        the ``infeed`` values in order, Outfeed ops append to ``outfeed``.
+
+        ``timeout`` (seconds, compiling included): the run goes to a worker thread and this call waits at most
+        that long, then raises an :class:`ExecutionError` naming the op (the first While, else the root).
+        XLA cannot cancel a running computation: the one left behind keeps running on its daemon thread
+        (holding a core and its buffers) until it ends, and its result is dropped; the process can still
+        exit. While waiting, Ctrl-C interrupts this call (``timeout=math.inf`` waits without a deadline
+        but stays interruptible; without a timeout the call runs in the caller's thread, as fast as
+        before, and XLA does not return to Python for Ctrl-C until it ends)."""
+        if timeout is not None:
+            seconds = check_timeout(check_computation(computation), timeout)
+            return self._execute_abandonable(computation, seconds, functools.partial(
+                self.execute, computation, arguments, replicas, partitions, infeed=infeed, outfeed=outfeed))
         if type(replicas) is not int or type(partitions) is not int or replicas != 1 or partitions != 1:  # True == 1
             check_computation(computation)
             count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
@@ -212,6 +232,38 @@ class JaxBackend:
                 raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
 
 
+    def _execute_abandonable(self, computation: XlaComputation, seconds: float | None,
+                             run: Callable[[], list[Any]]) -> list[Any]:
+        """``run()`` on a daemon thread, waited for at most ``seconds`` (interruptibly)."""
+        x64 = bool(jax.config.jax_enable_x64)  # the caller's mode, which is per thread
+        outcome: list[Any] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                with jax.enable_x64(x64):
+                    outcome.append((True, run()))
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+                outcome.append((False, e))
+            finally:
+                done.set()
+        threading.Thread(target=work, name=f"{self.name}-run-{computation.name}", daemon=True).start()
+        deadline = None if seconds is None or math.isinf(seconds) else time.monotonic() + seconds
+        while not done.is_set():
+            left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            if left <= 0:
+                loops = [i for c in (computation, *computation.subcomputations()) for i in c.instructions
+                         if i.opcode == "While"]
+                opcode = loops[0].opcode if loops else computation.root_instruction.opcode
+                raise ExecutionError(self.name, opcode, RunTimeout(
+                    f"the run did not end within its timeout of {seconds:g} s (it is left running on a "
+                    "background thread until it ends; its result is dropped)"))
+            done.wait(left)
+        ok, value = outcome[0]
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
     def execute_batch(self, items: Sequence[tuple[XlaComputation, Sequence[Any]]]) -> list[list[Any] | Exception]:
         """Runs each ``(computation, arguments)`` pair, compiled together as one program: one trace, one
         lowering and one XLA compilation for all, which for small computations costs a fraction of
@@ -219,6 +271,7 @@ class JaxBackend:
         ``execute`` raises for it alone (items with host I/O, and any item of a program that fails as a
         whole, run one by one through ``execute``). A subclass that overrides ``execute`` has every item
         run through its ``execute``."""
+        items = _batch_items(items)
         results: list[list[Any] | Exception | None] = [None] * len(items)
         together: dict[bool, list[tuple[int, _Prepared, Sequence[Any]]]] = {False: [], True: []}
         for k, (computation, arguments) in enumerate(items):
@@ -292,6 +345,20 @@ class JaxBackend:
                 if io.error is not None:
                     raise io.error from None
                 raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
+
+
+def _batch_items(items: Any) -> list[tuple[Any, Any]]:
+    """``execute_batch``'s items as a list of pairs, else an OpError naming the item."""
+    if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+        raise OpError("execute_batch", "arguments", f"items must be a sequence of (computation, arguments) pairs, "
+                      f"got {type(items).__name__}", "items")
+    out = []
+    for k, item in enumerate(items):
+        if isinstance(item, (str, bytes, dict)) or not isinstance(item, Sequence) or len(item) != 2:
+            raise OpError("execute_batch", "arguments", f"item {k} must be a (computation, arguments) pair, got "
+                          f"{repr(item)[:80]}", "items")
+        out.append((item[0], item[1]))
+    return out
 
 
 class _Prepared:

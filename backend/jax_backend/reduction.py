@@ -37,6 +37,10 @@ def traced(ctx: LoweringContext, comp: XlaComputation) -> Callable[..., Any]:
     return fn
 
 
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
 def _tree(values: list[Any]) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
@@ -49,6 +53,11 @@ def reduce(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) ->
 
 @lowering("ReduceWindow")
 def reduce_window(ctx: LoweringContext, operands: list[Any], init_values: list[Any]) -> Any:
+    if operands[0].ndim == 0:
+        # A scalar has one window, of no dimension, holding the element: the result is the computation
+        # applied once to the init values and the elements. lax.reduce_window returns the operand there,
+        # dropping the init value.
+        return _tree(list(_as_list(traced(ctx, ctx.attr("computation"))(_tree(init_values), _tree(operands)))))
     w = window_of(ctx.attrs, operands[0].ndim)
     return lax.reduce_window(_tree(operands), _tree(init_values), traced(ctx, ctx.attr("computation")),
                              w.dimensions, w.strides, w.padding, w.base_dilations, w.window_dilations)

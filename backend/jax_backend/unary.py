@@ -102,11 +102,23 @@ def imag(ctx: LoweringContext, operand: Any) -> Any:
     return lax.imag(operand) if jnp.iscomplexobj(operand) else lax.full_like(operand, 0)
 
 
+@limitation(*(name for name in _ACCURATE if name != "Cbrt"))
+def _accuracy_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
+    # XLA accepts a tolerance of all zeros (atol = rtol = 0, ulps = 0: the exact result); jax.lax.Tolerance
+    # refuses it ("At least one of atol, rtol, or ulps must be set").
+    accuracy = inst.attrs.get("result_accuracy")
+    if accuracy is not None and accuracy.mode == ResultAccuracyMode.TOLERANCE \
+            and accuracy.atol == 0 and accuracy.rtol == 0 and accuracy.ulps == 0:
+        return ("result_accuracy is a tolerance of atol = rtol = 0 and ulps = 0, which jax.lax.Tolerance refuses "
+                "(it needs one of them non-zero)")
+    return None
+
+
 @limitation("Cbrt")
 def _cbrt_limit(inst: Any, operand_shapes: list[Any]) -> str | None:
     # StableHLO's cbrt takes complex operands too; jax.lax.cbrt does not.
     if etypes.is_complex(inst.shape.element_type()):
         return "jax.lax.cbrt has no complex kernel (it accepts real floating-point operands only)"
-    return None
+    return _accuracy_limit(inst, operand_shapes)
 
 

@@ -10,12 +10,14 @@ has finished or waits elsewhere, after ``timeout`` seconds otherwise; never a ha
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from backend.errors import ExecutionError
+from backend.errors import ExecutionError, UnsupportedError
+from backend.runtime.walker import RunTimeout
 
 #: Seconds a device waits at a rendezvous before the execution fails.
 DEFAULT_TIMEOUT = 60.0
@@ -28,10 +30,15 @@ class _Aborted(Exception):
 class Rendezvous:
     """The meeting point of ``count`` device threads."""
 
-    def __init__(self, backend: str, count: int, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, backend: str, count: int, timeout: float = DEFAULT_TIMEOUT,
+                 run_timeout: float | None = None) -> None:
         self.backend = backend
         self.count = count
         self.timeout = timeout
+        #: The run's own timeout (``execute(..., timeout=)``): no device waits past it.
+        self.run_timeout = run_timeout
+        self.run_deadline = None if run_timeout is None or math.isinf(run_timeout) \
+            else time.monotonic() + run_timeout
         self._cond = threading.Condition()
         self._slots: dict[tuple[int, str], dict[int, Any]] = {}
         self._done: dict[tuple[int, str], list[Any]] = {}
@@ -42,6 +49,8 @@ class Rendezvous:
 
     def exchange(self, device: int, key: tuple[int, str], value: Any) -> list[Any]:
         deadline = time.monotonic() + self.timeout
+        if self.run_deadline is not None and self.run_deadline < deadline:
+            deadline = self.run_deadline
         with self._cond:
             slots = self._slots.setdefault(key, {})
             slots[device] = value
@@ -73,9 +82,16 @@ class Rendezvous:
         missing = sorted(set(range(self.count)) - set(here))
         where = ", ".join(f"device {d} at {w}" for d, w in elsewhere.items())
         done = f"; devices {sorted(self._finished)} finished the program" if self._finished else ""
-        error = RuntimeError(f"devices {here} wait at collective #{number} ({opcode}) for devices {missing}, which "
-                             f"never reach it" + (f" ({where})" if where else "") + done +
-                             " (every device must execute the same collectives in the same order)")
+        stuck = sum(1 for k in self._waiting.values() if k not in self._done) + len(self._finished) == self.count
+        error: Exception
+        if not stuck and self.run_deadline is not None and time.monotonic() >= self.run_deadline:
+            error = RunTimeout(f"the run did not end within its timeout of {self.run_timeout:g} s: devices {here} "
+                               f"wait at collective #{number} ({opcode}) for devices {missing}" +
+                               (f" ({where})" if where else "") + done)
+        else:
+            error = RuntimeError(f"devices {here} wait at collective #{number} ({opcode}) for devices {missing}, "
+                                 f"which never reach it" + (f" ({where})" if where else "") + done +
+                                 " (every device must execute the same collectives in the same order)")
         self.failed = True
         self._cond.notify_all()
         raise ExecutionError(self.backend, opcode, error)
@@ -108,6 +124,11 @@ class DeviceContext:
     def count(self) -> int:
         return self.replicas * self.partitions
 
+    def check_aborted(self) -> None:
+        """Raises when another device has failed (this one stops too: its error is not the one reported)."""
+        if self._rendezvous is not None and self._rendezvous.failed:
+            raise _Aborted()
+
     def exchange(self, value: Any, opcode: str = "collective") -> list[Any]:
         """Every device's ``value`` of this collective instance, in device order (``[value]`` on one device)."""
         number = self._executed
@@ -122,11 +143,12 @@ def is_aborted(error: BaseException) -> bool:
 
 
 def run_on_devices(backend: str, replicas: int, partitions: int, work: Callable[[DeviceContext], Any],
-                   timeout: float = DEFAULT_TIMEOUT) -> list[Any]:
+                   timeout: float = DEFAULT_TIMEOUT, run_timeout: float | None = None) -> list[Any]:
     """``work(device)`` for every device, one thread each, meeting at their collectives; the results in device
-    order. The first real error of a device (not another device's abort) is raised as itself."""
+    order. The first real error of a device (not another device's abort) is raised as itself. ``timeout`` is
+    how long a device waits at a collective, ``run_timeout`` the run's own limit (no wait goes past it)."""
     count = replicas * partitions
-    rendezvous = Rendezvous(backend, count, timeout)
+    rendezvous = Rendezvous(backend, count, timeout, run_timeout)
     results: list[Any] = [None] * count
     errors: list[BaseException | None] = [None] * count
 
@@ -140,9 +162,18 @@ def run_on_devices(backend: str, replicas: int, partitions: int, work: Callable[
 
     threads = [threading.Thread(target=run, args=(d,), name=f"{backend}-device-{d}", daemon=True)
                for d in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
+    started = []
+    try:
+        for t in threads:
+            t.start()
+            started.append(t)
+    except RuntimeError as e:  # the process cannot start another thread
+        rendezvous.abort()
+        for t in started:
+            t.join()
+        raise UnsupportedError(backend, "execute", f"the run needs {count} device threads and only {len(started)} "
+                               f"could be started ({e})") from None
+    for t in started:
         t.join()
     real = [e for e in errors if e is not None and not is_aborted(e)]
     if real:

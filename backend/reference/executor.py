@@ -24,6 +24,7 @@ from backend.runtime.protocol import (
     check_computation,
     check_partitions,
     check_replicas,
+    check_timeout,
     flatten_result,
     per_device_arguments,
 )
@@ -83,15 +84,25 @@ class ReferenceBackend:
         return None
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
-                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None) -> list[Any]:
+                partitions: int = 1, *, infeed: Sequence[Any] = (), outfeed: list[Any] | None = None,
+                timeout: float | None = None) -> list[Any]:
         """The results (per device when replicas * partitions > 1, see :mod:`backend.backends`); Infeed ops take
-        the ``infeed`` values in order, Outfeed ops append to ``outfeed``."""
+        the ``infeed`` values in order, Outfeed ops append to ``outfeed``.
+
+        ``timeout`` (seconds): the walker checks the clock before each instruction, and a run still going
+        then stops with an :class:`ExecutionError` naming the outermost op running (a ``While(true)``) and
+        the op inside it; on several devices every device stops, and a device waiting at a collective
+        waits no longer than the timeout. An op that takes long by itself (one huge Sort) is stopped
+        after it ends."""
         check = ArgumentChecker(check_computation(computation))
         count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
+        seconds = check_timeout(computation, timeout)
         if count == 1:
             args = list(check(arguments))
+            walker = self._walker if seconds is None else RuntimeSizedWalker(self.name, EVALUATORS, DeviceContext())
+            walker.stop_after(seconds)
             with active_io(HostIO(infeed, outfeed)):
-                result = self._walker.run(computation, args)
+                result = walker.run(computation, args)
             return flatten_result(result, computation.root_instruction.shape)
         if count > MAX_DEVICES:
             raise UnsupportedError(self.name, computation.root_instruction.opcode,
@@ -99,12 +110,15 @@ class ReferenceBackend:
                                    f"simulates at most {MAX_DEVICES}")
         device_args = per_device_arguments(computation, arguments, count, check)
         with active_io(HostIO(infeed, outfeed)):
-            return self._run_devices(computation, device_args, int(replicas), int(partitions))
+            return self._run_devices(computation, device_args, int(replicas), int(partitions), seconds)
 
     def _run_devices(self, computation: XlaComputation, device_args: list[Sequence[Any]], replicas: int,
-                     partitions: int) -> list[Any]:
+                     partitions: int, timeout: float | None) -> list[Any]:
         def work(device: DeviceContext) -> list[Any]:
             walker = RuntimeSizedWalker(self.name, EVALUATORS, device)
+            # a device stops when the run's timeout passes, or when another device failed (one spinning in a
+            # loop while another waits at a collective ends when the wait fails, not never)
+            walker.stop_after(timeout, device.check_aborted)
             return flatten_result(walker.run(computation, list(device_args[device.device_id])),
                                   computation.root_instruction.shape)
-        return run_on_devices(self.name, replicas, partitions, work, self.rendezvous_timeout)
+        return run_on_devices(self.name, replicas, partitions, work, self.rendezvous_timeout, timeout)

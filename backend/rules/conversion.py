@@ -49,14 +49,18 @@ def bitcast_convert_type(ctx: OpContext) -> Shape:
     return Shape.array_shape(new, dims, dynamic_dimensions=dynamic)
 
 
+#: The largest value of an s32 attribute.
+_S32_MAX = 2**31 - 1
+
+
 @shape_rule("ReducePrecision")
 def reduce_precision(ctx: OpContext) -> Shape:
     operand = ctx.shape("operand")
     exponent_bits, mantissa_bits = ctx.attr("exponent_bits"), ctx.attr("mantissa_bits")
-    if exponent_bits < 1:
-        raise ctx.fail("C2", f"exponent_bits must be >= 1, got {exponent_bits}", "exponent_bits",
-                       exponent_bits=exponent_bits)
-    if mantissa_bits < 0:
-        raise ctx.fail("C3", f"mantissa_bits must be >= 0, got {mantissa_bits}", "mantissa_bits",
-                       mantissa_bits=mantissa_bits)
+    if not 1 <= exponent_bits <= _S32_MAX:
+        raise ctx.fail("C2", f"exponent_bits must be in [1, 2^31 - 1] (an s32 attribute), got {exponent_bits}",
+                       "exponent_bits", exponent_bits=exponent_bits)
+    if not 0 <= mantissa_bits <= _S32_MAX:
+        raise ctx.fail("C3", f"mantissa_bits must be in [0, 2^31 - 1] (an s32 attribute), got {mantissa_bits}",
+                       "mantissa_bits", mantissa_bits=mantissa_bits)
     return operand

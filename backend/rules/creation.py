@@ -12,7 +12,7 @@ def parameter(ctx: OpContext) -> Shape:
     number = ctx.attr("number")
     if number < 0:
         raise ctx.fail("C1", f"parameter number must be >= 0, got {number}", "number", number=number)
-    if number in ctx.builder.parameter_numbers():
+    if ctx.builder.has_parameter(number):
         raise ctx.fail("C2", f"parameter number {number} is already used in builder '{ctx.builder.name}'",
                        "number", number=number)
     shape = ctx.attr("shape")

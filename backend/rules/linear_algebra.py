@@ -19,6 +19,13 @@ def check_preferred_element_type(ctx: OpContext, operand_type: PrimitiveType, co
     if not ok:
         raise ctx.fail(constraint, f"preferred_element_type {etypes.short_name(preferred)} cannot hold the products "
                        f"of {etypes.short_name(operand_type)} operands", "preferred_element_type")
+    # XLA's shape inference (MaybeUpcast): only floating-point operands may have a narrower preferred type.
+    if not etypes.is_float(operand_type) and preferred != operand_type \
+            and etypes.bit_width(preferred) < etypes.bit_width(operand_type):
+        raise ctx.fail(constraint, f"preferred_element_type {etypes.short_name(preferred)} is narrower than the "
+                       f"{etypes.short_name(operand_type)} operands ({etypes.bit_width(preferred)} < "
+                       f"{etypes.bit_width(operand_type)} bits; only floating-point operands may narrow)",
+                       "preferred_element_type")
     return preferred
 
 

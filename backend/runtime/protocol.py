@@ -14,6 +14,8 @@ run Infeed and Outfeed also take ``infeed=[values]`` and ``outfeed=[]`` (a list 
 values are appended to; see :mod:`backend.runtime.host_io`). Built in: ``reference`` (NumPy, the oracle)
 and ``jax`` (lowered to ``jax.lax``, jit-compiled once per computation). Third-party backends
 plug in as ``module:attribute`` or through the ``xla_semantics.backends`` entry-point group.
+The built-in backends take ``timeout=SECONDS`` too: a run that has not ended by then raises an
+:class:`~backend.errors.ExecutionError` naming the op (see each backend's ``execute``).
 Optionally, ``info() -> dict`` (or an ``info`` dict) says what conformance reports record about
 the backend: ``version``, ``platform``, ``device`` and any other keys (kept as details).
 """
@@ -40,6 +42,18 @@ class Backend(Protocol):
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
                 partitions: int = 1) -> list[Any]: ...
+
+
+def check_timeout(computation: XlaComputation, timeout: Any) -> float | None:
+    """``execute``'s ``timeout``: None (no limit), or seconds > 0 (``math.inf``: no deadline, but the
+    run can be interrupted, Ctrl-C included); else an OpError."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.integer, np.floating)) \
+            or not timeout > 0:  # NaN fails the comparison too
+        raise OpError(computation.name, "arguments", f"timeout must be a number of seconds > 0 (or None), got "
+                      f"{timeout!r}", "timeout", {"timeout": repr(timeout)})
+    return float(timeout)
 
 
 def check_computation(computation: Any) -> XlaComputation:

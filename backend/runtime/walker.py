@@ -13,7 +13,9 @@ nesting is limited to :data:`MAX_NESTED_CALLS`, an :class:`UnsupportedError` pas
 
 from __future__ import annotations
 
+import math
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -26,6 +28,21 @@ MAX_NESTED_CALLS = 64
 #: The Python recursion limit while ``ctx.call`` calls are nested: tracing one level of lax.while_loop /
 #: lax.cond takes about 40 Python frames, so MAX_NESTED_CALLS levels need more than Python's default 1000.
 NESTED_RECURSION_LIMIT = 10_000
+
+
+class RunTimeout(TimeoutError):
+    """What a run's timeout raises, as the cause of an :class:`ExecutionError` naming the op."""
+
+
+def timeout_error(backend: str, running: Sequence[Instruction], inst: Instruction | None,
+                  timeout: float | None) -> ExecutionError:
+    """The error of a run stopped by its timeout: it names the outermost op running (a While) and the one
+    the deadline caught inside it."""
+    outer = running[0] if running else inst
+    where = f" (at {inst.opcode} inside it)" if inst is not None and outer is not inst else ""
+    opcode = outer.opcode if outer is not None else "execute"
+    error = RunTimeout(f"the run did not end within its timeout of {timeout:g} s{where}")
+    return ExecutionError(backend, opcode, error)
 
 
 class TailCall:
@@ -117,6 +134,32 @@ class GraphWalker:
         #: What ``ctx.channels`` is: the Send/Recv mailbox of the innermost ``run`` (its computation and those
         #: it tail-calls share it; a sub-computation run by ``ctx.call``, a loop body or a branch, has its own).
         self.channels: dict[int, list[Any]] = {}
+        #: Called with each instruction before it runs, when set: it raises to stop the run (the reference's
+        #: timeout and a failed rendezvous of its devices; see :meth:`stop_after`).
+        self.interrupt: Callable[[Instruction], None] | None = None
+        #: The instructions running now, outermost first (a While, then the ops of its body...).
+        self.running: list[Instruction] = []
+
+    def stop_after(self, timeout: float | None, also: Callable[[], None] | None = None) -> None:
+        """Stop the runs that follow with an :class:`ExecutionError` once ``timeout`` seconds have passed
+        (``None``: no deadline), naming the outermost op running and the one the deadline caught;
+        ``also()`` is called with each instruction too (it raises to stop the run)."""
+        if timeout is None and also is None:
+            self.interrupt = None
+            return
+        limited = timeout is not None and not math.isinf(timeout)
+        deadline: list[float] = []  # set at the first instruction (after the table has loaded its modules)
+
+        def interrupt(inst: Instruction) -> None:
+            if also is not None:
+                also()
+            if limited:
+                now = time.monotonic()
+                if not deadline:
+                    deadline.append(now + timeout)  # type: ignore[operator]
+                elif now > deadline[0]:
+                    raise timeout_error(self.backend, self.running, inst, timeout)
+        self.interrupt = interrupt
 
     def run(self, computation: XlaComputation, args: Sequence[Any]) -> Any:
         outer, self.channels = self.channels, {}
@@ -159,12 +202,17 @@ class GraphWalker:
         values, computation = frame.values, frame.computation
         operands = inst.grouped([values[o] for o in inst.operands])
         ctx = EvalContext(inst, self, frame.args, [computation.instruction(o).shape for o in inst.operands])
+        if self.interrupt is not None:
+            self.interrupt(inst)
+        self.running.append(inst)
         try:
             return self.evaluate(fn, ctx, operands)
         except (OpError, UnsupportedError, ExecutionError):
             raise
         except Exception as e:  # a bug, not a refusal: name the op, keep the cause
             raise ExecutionError(self.backend, inst.opcode, e) from e
+        finally:
+            self.running.pop()
 
     def evaluate(self, fn: Callable[..., Any], ctx: EvalContext, operands: list[Any]) -> Any:
         """One instruction's value (a hook: the reference backend adds runtime-size handling)."""

@@ -196,3 +196,52 @@ def test_the_host_device_count_is_configurable(tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[0] == "3", proc.stdout + proc.stderr
     assert lines[1].startswith("UnsupportedError") and "needs 4 devices" in lines[1] and "3 are available" in lines[1]
+
+
+def _all_reduce_on_replica_zero_only():
+    """Replica 0 runs a branch with an AllReduce, the others a branch without: the AllReduce is reached by one."""
+    r = XlaBuilder("reduce")
+    ops.AllReduce(ops.Parameter(r, 0, S32, "x"), binary_computation(ops.Add, np.dtype("int32")))
+    i = XlaBuilder("identity")
+    ops.Neg(ops.Parameter(i, 0, S32, "x"))
+    m = XlaBuilder("main")
+    x = ops.Parameter(m, 0, S32, "x")
+    ops.Conditional(ops.Eq(ops.ReplicaId(m), ops.Constant(m, np.uint32(0))), x, r.build(), x, i.build())
+    return m.build()
+
+
+def test_jax_refuses_a_collective_not_every_device_reaches():
+    """jax waited 61 s, then XLA ended the process (SIGABRT); supports() now refuses a collective in a branch chosen
+    from ReplicaId, naming it. The reference reports the run as an error. In a subprocess, with 2 CPU devices."""
+    from tests.support.isolated import run_isolated
+    proc = run_isolated("""
+        import numpy as np
+        from backend import UnsupportedError, get_backend
+        from tests.families.test_collectives import _all_reduce_on_replica_zero_only
+        jax = get_backend("jax")
+        print(jax.supports(_all_reduce_on_replica_zero_only()))
+        try:
+            jax.execute(_all_reduce_on_replica_zero_only(), [[np.int32(1)], [np.int32(2)]], replicas=2)
+        except UnsupportedError as e:
+            print("refused", e.op)
+    """, timeout=100, env={"XLA_SEMANTICS_CPU_DEVICES": "2"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reason, refused = proc.stdout.splitlines()
+    assert reason.startswith("AllReduce runs in a branch of Conditional") and "ReplicaId" in reason
+    assert refused == "refused Conditional"
+    with pytest.raises(ExecutionError, match=r"wait at collective #0 \(AllReduce\)"):
+        get_backend("reference").execute(_all_reduce_on_replica_zero_only(), [[np.int32(1)], [np.int32(2)]],
+                                         replicas=2)
+
+
+def test_a_collective_every_device_reaches_still_runs_on_jax():
+    """The same AllReduce chosen from the operand rather than ReplicaId is not refused (devices given the same
+    predicate agree): 1 + 2 = 3 on both replicas."""
+    r = XlaBuilder("reduce")
+    ops.AllReduce(ops.Parameter(r, 0, S32, "x"), binary_computation(ops.Add, np.dtype("int32")))
+    i = XlaBuilder("identity")
+    ops.Neg(ops.Parameter(i, 0, S32, "x"))
+    m = XlaBuilder("main")
+    x = ops.Parameter(m, 0, S32, "x")
+    ops.Conditional(ops.Gt(x, ops.Constant(m, np.int32(-100))), x, r.build(), x, i.build())
+    assert get_backend("jax").supports(m.build()) is None

@@ -210,3 +210,103 @@ def test_loader_rejects_an_example_spanning_two_forms(tmp_path):
     path.write_text(CALL_SPEC.replace("FORMS", "{a: [computation], b: [builder, operands]}"))
     with pytest.raises(SpecError, match="not those of one call form"):
         specs.load_file(path)
+
+
+_F32 = Shape.array_shape(np.dtype("float32"), ())
+_S32 = Shape.array_shape(np.dtype("int32"), ())
+
+
+def _scalar_fn(name, build):
+    b = XlaBuilder(name)
+    build(b, ops.Parameter(b, 0, _F32, "x"))
+    return b.build()
+
+
+def _times_ten():
+    return _scalar_fn("times_ten", lambda b, x: ops.Mul(x, ops.Constant(b, np.float32(10))))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("predicate", "expected"), [(True, 20.0), (False, 30.0)])
+def test_conditional_with_one_computation_for_both_branches_takes_the_chosen_operand(backend, predicate, expected):
+    """Conditional(p, 2, C, 3, C) with C(x) = 10x: C(2) = 20 when p, C(3) = 30 otherwise (jax runs C once, on the
+    operand chosen first)."""
+    b = XlaBuilder("same_branches")
+    p = ops.Parameter(b, 0, Shape.array_shape(np.dtype("bool"), ()), "p")
+    c = _times_ten()
+    ops.Conditional(p, ops.Constant(b, np.float32(2)), c, ops.Constant(b, np.float32(3)), c)
+    assert get_backend(backend).execute(b.build(), [np.bool_(predicate)])[0] == np.float32(expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("index", "expected"), [(0, 10.0), (1, -2.0), (2, 30.0), (7, 30.0), (-1, 30.0)])
+def test_switch_with_a_repeated_branch_computation(backend, index, expected):
+    """Branches [C, Neg, C] over operands (1, 2, 3), C(x) = 10x: index 0 -> 10, 1 -> -2, 2 -> 30; out of range runs
+    the last branch: 30."""
+    b = XlaBuilder("switch")
+    i = ops.Parameter(b, 0, _S32, "i")
+    c, neg = _times_ten(), _scalar_fn("neg", lambda b, x: ops.Neg(x))
+    ops.Conditional(i, [c, neg, c], [ops.Constant(b, np.float32(v)) for v in (1, 2, 3)])
+    assert get_backend(backend).execute(b.build(), [np.int32(index)])[0] == np.float32(expected)
+
+
+def _nested_same_branch_conditionals(depth):
+    """depth levels of Conditional(x > 0, x, inner, x, inner), around 2x: the same branch twice at every level."""
+    comp = _scalar_fn("leaf", lambda b, x: ops.Add(x, x))
+    for k in range(depth):
+        inner = comp
+        comp = _scalar_fn(f"level{k}", lambda b, x, inner=inner: ops.Conditional(
+            ops.Gt(x, ops.Constant(b, np.float32(0))), x, inner, x, inner))
+    return comp
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_conditionals_sharing_a_branch_nested_32_deep_run_in_bounded_time(backend):
+    """32 levels ended in a MemoryError on jax (XLA copied the branch into both arms at every level: 2^32 copies);
+    now each level runs its one computation once. 2 * 1.5 = 3 and 2 * -1 = -2."""
+    start = time.monotonic()
+    computation = _nested_same_branch_conditionals(32)
+    out = [get_backend(backend).execute(computation, [np.float32(x)])[0] for x in (1.5, -1)]
+    assert [float(v) for v in out] == [3.0, -2.0]
+    assert time.monotonic() - start < 60
+
+
+def _nested_shared_whiles(depth):
+    """depth levels whose body runs two Whiles sharing the level below's condition and body (each runs once)."""
+    state = Shape.tuple_shape([_S32, _F32])
+    c = XlaBuilder("once")
+    p = ops.Parameter(c, 0, state, "p")
+    ops.Lt(ops.GetTupleElement(p, 0), ops.Constant(c, np.int32(1)))
+    condition = c.build()
+    b = XlaBuilder("leaf")
+    p = ops.Parameter(b, 0, state, "p")
+    ops.Tuple(b, [ops.Add(ops.GetTupleElement(p, 0), ops.Constant(b, np.int32(1))),
+                  ops.Mul(ops.GetTupleElement(p, 1), ops.Constant(b, np.float32(2)))])
+    body = b.build()
+    for k in range(depth):
+        b = XlaBuilder(f"level{k}")
+        p = ops.Parameter(b, 0, state, "p")
+        first = ops.While(condition, body, ops.Tuple(b, [ops.Constant(b, np.int32(0)), ops.GetTupleElement(p, 1)]))
+        second = ops.While(condition, body, ops.Tuple(b, [ops.Constant(b, np.int32(0)),
+                                                          ops.GetTupleElement(first, 1)]))
+        ops.Tuple(b, [ops.Add(ops.GetTupleElement(p, 0), ops.Constant(b, np.int32(1))), ops.GetTupleElement(second, 1)])
+        body = b.build()
+    m = XlaBuilder("main")
+    ops.While(condition, body, ops.Tuple(m, [ops.Constant(m, np.int32(0)), ops.Parameter(m, 0, _F32, "x")]))
+    return m.build()
+
+
+def test_whiles_sharing_a_body_nested_18_deep_are_refused_up_front_on_jax():
+    """XLA copies a body into every While that runs it: 18 levels of two Whiles sharing one took 230 s to compile.
+    supports() now counts the copies (7,864,306 instructions) and refuses at once. 3 levels still run: the main
+    While runs level 2 once, each level runs the one below twice, so the leaf doubles x 2^3 = 8 times:
+    1.5 * 2^8 = 384."""
+    start = time.monotonic()
+    reason = get_backend("jax").supports(_nested_shared_whiles(18))
+    assert reason is not None and "7,864,306 instructions once XLA copies each sub-computation" in reason
+    assert time.monotonic() - start < 10
+    with pytest.raises(UnsupportedError, match="instructions once XLA copies"):
+        get_backend("jax").execute(_nested_shared_whiles(18), [np.float32(1.5)])
+    for backend in BACKENDS:
+        out = get_backend(backend).execute(_nested_shared_whiles(3), [np.float32(1.5)])
+        assert float(out[1]) == 1.5 * 2**8

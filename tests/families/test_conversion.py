@@ -101,3 +101,51 @@ def test_float_to_int_range_ends_at_the_exclusive_limit():
     indefinite = entry.outcomes["indefinite"]
     assert np.asarray(indefinite).tolist()[0] == -(2**63)
     assert _convert("ConvertElementType", x, PrimitiveType.S64).tolist() == [2**63 - 1, -(2**63), 2**62, 2**63 - 1]
+
+
+@pytest.mark.parametrize(("exponent_bits", "mantissa_bits", "constraint"),
+                         [(8, 2**31, "C3"), (2**31, 10, "C2"), (2**40, 10, "C2")])
+def test_reduce_precision_bits_beyond_s32_are_op_errors(exponent_bits, mantissa_bits, constraint):
+    """HLO's exponent_bits and mantissa_bits are s32 (jax failed to lower 2^31); 2^31 - 1 still runs as a no-op."""
+    x = np.array([1.3, 2.0], np.float32)
+    error = op_error("ReducePrecision", x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)
+    assert error.constraint == constraint and "2^31 - 1" in str(error)
+    for backend in ("reference", "jax"):
+        np.testing.assert_array_equal(run_op(backend, "ReducePrecision", x, exponent_bits=8,
+                                             mantissa_bits=2**31 - 1), x)
+
+
+@pytest.mark.parametrize(("old", "new"), [("S32", "U2"), ("F32", "S2"), ("U64", "U2"), ("F64", "S2")])
+def test_jax_refuses_bitcasts_of_32_and_64_bit_types_to_2_bits(old, new):
+    """XLA aborted the process compiling them (SIGABRT): supports() now says no, naming the op, and execute
+    raises UnsupportedError. Run in a subprocess, so that a regression fails this test, not the test run."""
+    from tests.support.isolated import run_isolated
+    proc = run_isolated(f"""
+        import numpy as np
+        from backend import PrimitiveType, Shape, UnsupportedError, XlaBuilder, get_backend, ops
+        from backend.hlo import etypes
+        old, new = PrimitiveType.{old}, PrimitiveType.{new}
+        b = XlaBuilder("bitcast")
+        ops.BitcastConvertType(ops.Parameter(b, 0, Shape.array_shape(old, (2,)), "x"), new)
+        jax = get_backend("jax")
+        print(jax.supports(b.build()))
+        try:
+            jax.execute(b.build(), [np.ones(2, etypes.etype_to_dtype(old))])
+        except UnsupportedError as e:
+            print("refused", e.op)
+    """)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reason, refused = proc.stdout.splitlines()
+    assert reason.startswith("BitcastConvertType: XLA aborts the process bitcasting") and refused == "refused BitcastConvertType"
+
+
+@pytest.mark.parametrize("old", [PrimitiveType.S8, PrimitiveType.F16, PrimitiveType.S32])
+def test_bitcasts_to_narrow_types_that_xla_runs_still_run_on_jax(old):
+    """s8 1 -> u2 [1, 0, 0, 0] (little-endian 2-bit groups); f16 1.0 = 0x3c00 -> u4 [0, 0, 12, 3]; s32 1 -> s4
+    [1, 0, 0, 0, 0, 0, 0, 0]."""
+    new, expected = {PrimitiveType.S8: (PrimitiveType.U2, [1, 0, 0, 0]),
+                     PrimitiveType.F16: (PrimitiveType.U4, [0, 0, 12, 3]),
+                     PrimitiveType.S32: (PrimitiveType.S4, [1, 0, 0, 0, 0, 0, 0, 0])}[old]
+    x = np.ones(1, {PrimitiveType.S8: np.int8, PrimitiveType.F16: np.float16, PrimitiveType.S32: np.int32}[old])
+    out = run_op("jax", "BitcastConvertType", x, new_element_type=new)
+    assert out.astype(np.int64).tolist() == [expected]

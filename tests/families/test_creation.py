@@ -94,3 +94,24 @@ def test_broadcast_in_dim_document_composition():
     with pytest.raises(OpError) as e:
         ops.BroadcastInDim(ops.Constant(b, np.zeros((7, 2, 5), np.float32)), [7, 2, 6], [0, 1, 2])
     assert e.value.constraint == "C5"
+
+
+def test_jax_refuses_a_broadcast_larger_than_memory_up_front():
+    """Broadcast to f32[2^31, 2^31] (16 EiB) builds, and jax ended the process allocating it (SIGABRT); supports()
+    now names the op, the size and the limit. In a subprocess, so that a regression fails only this test."""
+    from tests.support.isolated import run_isolated
+    proc = run_isolated("""
+        import numpy as np
+        from backend import UnsupportedError, XlaBuilder, get_backend, ops
+        b = XlaBuilder("huge")
+        ops.Broadcast(ops.Constant(b, np.float32(1)), [2**31, 2**31])
+        print(get_backend("jax").supports(b.build()))
+        try:
+            get_backend("jax").execute(b.build(), [])
+        except UnsupportedError as e:
+            print("refused", e.op)
+    """)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reason, refused = proc.stdout.splitlines()
+    assert reason.startswith("Broadcast: its value f32[2147483648,2147483648] takes 16.0 EiB, more than ")
+    assert refused == "refused Broadcast"

@@ -79,3 +79,24 @@ def test_accumulating_in_a_narrow_result_type_is_allowed_within_the_summation_bo
     # f32 results keep the spec's tolerance alone: no such entry
     assert "accumulation_rounding" not in allowed_table("Dot", {"lhs": np.ones(3, np.float32),
                                                                 "rhs": np.ones(3, np.float32)}, {})
+
+
+@pytest.mark.parametrize(("operand", "preferred"), [(PrimitiveType.U64, PrimitiveType.F8E4M3FN),
+                                                    (PrimitiveType.S32, PrimitiveType.S16),
+                                                    (PrimitiveType.C128, PrimitiveType.C64)])
+def test_dot_preferred_type_narrower_than_non_float_operands_is_c4(operand, preferred):
+    """XLA's MaybeUpcast: only floating-point operands may take a narrower preferred type (jax failed inside)."""
+    from tests.support.running import op_error
+    x = Shape.array_shape(operand, (2,))
+    error = op_error("Dot", x, x, preferred_element_type=preferred)
+    assert error.constraint == "C4" and "narrower" in str(error)
+
+
+@pytest.mark.parametrize("backend", ["reference", "jax"])
+def test_dot_float_operands_may_narrow_and_ints_may_widen(backend):
+    """f32 [1.5, 2] . [2, 0.25] = 3.5 as bf16; s8 [100, 100] . [100, 100] = 20000 as s32."""
+    from tests.support.running import run_op
+    f = np.array([1.5, 2], np.float32), np.array([2, 0.25], np.float32)
+    assert float(run_op(backend, "Dot", *f, preferred_element_type=PrimitiveType.BF16)) == 3.5
+    s = np.array([100, 100], np.int8)
+    assert int(run_op(backend, "Dot", s, s, preferred_element_type=PrimitiveType.S32)) == 20000

@@ -236,3 +236,29 @@ def test_rng_bit_generator_bits_are_the_backends_under_spec_and_xlas_under_xla()
     assert allowed.status == IMPL_DEFINED and "any_bits" in allowed.message
     assert run_case(case, OtherBits(np.uint32), profile="xla").status == FAILED
     assert run_case(case, OtherBits(np.int64)).status == FAILED
+
+
+def test_jax_refuses_rng_uniform_beyond_the_memory_limit_up_front():
+    """RngUniform of f32[2^33] (32 GiB) under an address-space limit 8 GiB above the process's size: jax ended the
+    process (SIGABRT); supports() now names the op and the limit. In a subprocess with its own limit."""
+    from tests.support.isolated import run_isolated
+    proc = run_isolated("""
+        import resource
+        import numpy as np
+        from backend import PrimitiveType, Shape, XlaBuilder, get_backend, ops
+        jax = get_backend("jax")
+        size = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size + 8 * 2**30, resource.RLIM_INFINITY))
+        b = XlaBuilder("rng")
+        ops.RngUniform(ops.Constant(b, np.float32(0)), ops.Constant(b, np.float32(1)),
+                       Shape.array_shape(PrimitiveType.F32, [2**33]))
+        print(jax.supports(b.build()))
+        small = XlaBuilder("small")
+        ops.RngUniform(ops.Constant(small, np.float32(0)), ops.Constant(small, np.float32(1)),
+                       Shape.array_shape(PrimitiveType.F32, [4]))
+        print(jax.supports(small.build()))
+    """)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reason, small = proc.stdout.splitlines()
+    assert reason.startswith("RngUniform: its value f32[8589934592] takes 32.0 GiB, more than the address-space limit")
+    assert small == "None"

@@ -207,3 +207,31 @@ def test_padding_cells_may_hold_the_init_value_and_nothing_else() -> None:
     assert run_case(case, Answers([23, 19, 29]), profile="xla").status == FAILED
     assert run_case(case, Answers([23, 29, 29])).status == FAILED  # the middle window touches no padding
     assert run_case(case, get_backend("jax")).status == PASSED
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_window_rank0_applies_the_init_value_once(backend):
+    """A scalar operand has one window of no dimension: init + x = 10 + 2.5 = 12.5 (jax returned 2.5, the operand)."""
+    b = XlaBuilder("rw0")
+    x, init = _params(b, (), ())
+    ops.ReduceWindow([x], [init], binary_computation(ops.Add), [], [], [])
+    out = get_backend(backend).execute(b.build(), [np.float32(2.5), np.float32(10)])
+    assert out[0].shape == () and out[0] == np.float32(12.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_window_rank0_variadic_with_a_user_computation(backend):
+    """(sum, max) from inits (1, 9) over scalars (2, 5): (1 + 2, max(9, 5)) = (3, 9)."""
+    b = XlaBuilder("rw0v")
+    x, y, s0, m0 = _params(b, (), (), (), ())
+    ops.ReduceWindow([x, y], [s0, m0], _sum_and_max_computation(), [], [], [])
+    out = get_backend(backend).execute(b.build(), [np.float32(2), np.float32(5), np.float32(1), np.float32(9)])
+    assert (float(out[0]), float(out[1])) == (3.0, 9.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["rank0_operand_non_identity_init", "rank0_two_operands_max"])
+def test_reduce_window_rank0_golden_cases_pass(backend, name):
+    picked = [c for c in cases_for(specs.get("ReduceWindow")) if c.kind == "golden" and f"/{name}" in c.id]
+    assert len(picked) == 2  # operands as Parameters and as Constants
+    assert [run_case(c, get_backend(backend)).status for c in picked] == [PASSED, PASSED]

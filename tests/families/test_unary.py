@@ -145,3 +145,22 @@ def test_tan_of_tiny_normals_keeps_their_sign() -> None:
         assert run_case(case, get_backend("reference")).status == PASSED
         assert run_case(case, get_backend("jax")).status == PASSED
         assert run_case(case, FunctionBackend("tan_abs", lambda x: np.abs(np.tan(x)))).status == FAILED
+
+
+@pytest.mark.parametrize("op", ["Tanh", "Exp", "Cbrt"])
+def test_zero_tolerance_result_accuracy_is_refused_up_front_on_jax(op):
+    """XLA accepts atol = rtol = 0, ulps = 0 (the exact result); jax.lax.Tolerance refuses it, so supports() says no
+    (before: an ExecutionError from inside jax). The reference runs it; a non-zero tolerance runs on jax."""
+    from backend import UnsupportedError, get_backend
+    from tests.support.running import op_computation
+    x = np.array([0.5, 1.0], np.float32)
+    zero = ResultAccuracy(mode=ResultAccuracyMode.TOLERANCE, atol=0.0, rtol=0.0, ulps=0)
+    computation = op_computation(op, x, result_accuracy=zero)
+    reason = get_backend("jax").supports(computation)
+    assert reason is not None and "atol = rtol = 0 and ulps = 0" in reason and reason.startswith(op)
+    with pytest.raises(UnsupportedError):
+        get_backend("jax").execute(computation, [x])
+    expected = {"Tanh": np.tanh(x), "Exp": np.exp(x), "Cbrt": np.cbrt(x)}[op]
+    np.testing.assert_allclose(run_op("reference", op, x, result_accuracy=zero), expected, rtol=1e-6)
+    loose = ResultAccuracy(mode=ResultAccuracyMode.TOLERANCE, atol=1e-6)
+    np.testing.assert_allclose(run_op("jax", op, x, result_accuracy=loose), expected, rtol=1e-6)
