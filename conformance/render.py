@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from typing import Any
@@ -78,29 +79,68 @@ def scoreboard_text(report: dict[str, Any]) -> str:
     return "\n".join(lines + ["-" * len(head), row("total", report["totals"])])
 
 
+#: Characters a report value keeps as they are in Markdown; every other one becomes an HTML character reference.
+_MD_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-+=/@%'()?$")
+
+
+def md_text(value: Any, *, multiline: bool = False) -> str:
+    """``value`` as Markdown text that renders as exactly its characters: no HTML, link, emphasis, code or table
+    cell boundary can come from it (each character outside a small safe set is a character reference; control
+    characters and lone surrogates are U+FFFD). With ``multiline``, line breaks stay line breaks (``<br>``)."""
+    def char(c: str) -> str:
+        if c in _MD_SAFE:
+            return c
+        code = ord(c)
+        if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000:
+            code = 0xFFFD
+        return f"&#{code};"
+
+    lines = str(value).split("\n") if multiline else [str(value).replace("\n", " ")]
+    return "<br>\n".join("".join(char(c) for c in line) for line in lines)
+
+
+def md_code(value: Any) -> str:
+    """``value`` as inline code: a code span (whose contents Markdown never interprets) when it can hold it, else
+    ``<code>`` around :func:`md_text`."""
+    text = str(value)
+    if text and "`" not in text and "\n" not in text and text.strip() == text and text.isprintable():
+        return f"`{text}`"
+    return f"<code>{md_text(text)}</code>"
+
+
+def md_fence(text: Any, language: str = "") -> list[str]:
+    """A fenced code block holding ``text``: the fence is longer than any run of backticks in it."""
+    text = str(text).encode("utf-8", "replace").decode("utf-8")
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return [fence + language, text, fence]
+
+
 def markdown(report: dict[str, Any]) -> str:
     cols = columns(report)
-    lines = [f"# Conformance: backend `{report['backend']['name']}`, profile `{report['profile']}`", "",
-             headline(report) + ".", "", totals_line(report) + ".", "",
+    lines = [f"# Conformance: backend {md_code(report['backend']['name'])}, profile {md_code(report['profile'])}", "",
+             md_text(headline(report)) + ".", "", md_text(totals_line(report)) + ".", "",
              "| op | cases | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
-    lines += [f"| {op} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
+    lines += [f"| {md_text(op)} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
               for op, o in report["ops"].items()]
     chosen = chosen_outcomes(report)
     if chosen:
         lines += ["", "## Implementation-defined outcomes chosen", "", "| op | id | outcome | cases |",
-                  "|---|---|---|---|"] + [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen.items())]
-        lines += [""] + [f"- `{c['id']}`: {c['message']}" for c in report["cases"] if c["status"] == IMPL_DEFINED]
+                  "|---|---|---|---|"] + [f"| {md_text(op)} | {md_text(key)} | {md_text(name)} | {n} |"
+                                          for (op, key, name), n in sorted(chosen.items())]
+        lines += [""] + [f"- {md_code(c['id'])}: {md_text(c['message'])}" for c in report["cases"]
+                         if c["status"] == IMPL_DEFINED]
     xpassed = [c for c in report["cases"] if c["status"] == XPASS]
     if xpassed:
-        lines += ["", "## Passed, but listed as xfail (xpass)", ""] + [f"- `{c['id']}`: {c['reason']}" for c in xpassed]
+        lines += ["", "## Passed, but listed as xfail (xpass)", ""] + [f"- {md_code(c['id'])}: {md_text(c['reason'])}"
+                                                                         for c in xpassed]
     if stale_lines(report):
-        lines += ["", "## Stale manifest entries", ""] + [f"- {line}" for line in stale_lines(report)]
+        lines += ["", "## Stale manifest entries", ""] + [f"- {md_text(line)}" for line in stale_lines(report)]
     failed = [c for c in report["cases"] if c["status"] in FAILURES]
     if failed:
         lines += ["", "## Failures", ""]
         for c in failed:
-            lines += [f"### {c['id']} ({c['status']})", "", c["message"], "", "```python", c.get("reproduction", ""),
-                      "```", ""]
+            lines += [f"### {md_text(c['id'])} ({md_text(c['status'])})", "", md_text(c["message"], multiline=True), "",
+                      *md_fence(c.get("reproduction", ""), "python"), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

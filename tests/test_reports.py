@@ -389,3 +389,23 @@ def test_every_op_failing_on_iree_is_explained_in_the_doc() -> None:
     doc = (root / "docs" / "iree_differences.md").read_text()
     failing = {c["op"] for c in report["cases"] if c["status"] in ("failed", "crashed", "timed out")}
     assert failing and not {op for op in failing if not re.search(rf"\b{op}\b", doc)}
+
+
+def test_markdown_shows_report_values_as_text(run_report):
+    """Messages, ids and the backend's version are data: no HTML, link or fence break-out in the Markdown."""
+    import html as html_module
+
+    import markdown as markdown_module
+    _, report, _ = run_report
+    report = copy.deepcopy(report)
+    report["backend"]["version"] = "<script>alert(1)</script>"
+    failed = next(c for c in report["cases"] if c["status"] == "failed")
+    failed["message"] = "boom <img src=x onerror=alert(2)>\n[x](javascript:alert(3)) | *y*"
+    failed["reproduction"] = "```\n<script>alert(4)</script>\n```"
+    md = render(report, "md")
+    rendered = markdown_module.markdown(md, extensions=["tables", "fenced_code"])
+    assert "<script" not in rendered and "<img" not in rendered and 'href="javascript' not in rendered
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", rendered))
+    assert "<script>alert(1)</script>" in text and "boom <img src=x onerror=alert(2)>" in text
+    assert "<script>alert(4)</script>" in text
+    assert "| Add | 30 | 9 | 17 | 0 | 0 | 0 | 0 | 2 | 1 | 1 |" in md  # plain values read as they are
