@@ -19,9 +19,10 @@ from backend.backends import available_backends, get_backend
 from conformance.cases import Case
 from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
-from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
-from conformance.journal import Journal, read_journal, result_from_record
+from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError, start_backend
+from conformance.journal import Journal, JournalError, read_journal, result_from_record, resume_problem
 from conformance.manifest import XPASS, Manifest, ManifestError, as_xfail, skipped
+from conformance.options import positive_seconds
 from conformance.outcomes import PROFILES, SPEC
 from conformance.progress import RunProgress
 from conformance.render import FORMATS, chosen_outcomes_text, render, scoreboard_text, stale_lines
@@ -50,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--skips", metavar="FILE", help="cases not to run, same format; they are reported skipped")
     run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                      help="worker processes running cases (default: one per core)")
-    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    run.add_argument("--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT,
                      help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     run.add_argument("--batch", type=int, default=DEFAULT_BATCH_SIZE,
                      help=f"cases a worker runs together (the jax backend compiles them as one program; a failing "
@@ -139,27 +140,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [n.strip() for n in args.ops.split(",") if n.strip()] or list(all_specs)
     if args.command == "fuzz":
         return _fuzz(args, names, all_specs)
-    backend = _ops_and_backend(args, names, all_specs)
-    if backend is None:
-        return 2
     kinds = set(args.kinds.split(","))
     try:
         xfails = Manifest.read(args.xfails) if args.xfails else None
         skips = Manifest.read(args.skips) if args.skips else None
-    except (OSError, ManifestError) as e:
+        done = read_journal(args.resume) if args.resume else {}
+    except (OSError, ManifestError, JournalError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    done = read_journal(args.resume) if args.resume else {}
-    other = {r.get("backend") for r in done.values()} - {backend.name}
-    if other:
-        print(f"error: {args.resume} holds results of backend {', '.join(map(str, other))}", file=sys.stderr)
+    # the backend is constructed in a worker (its abort or exception cannot end this process), which runs cases next
+    first_worker = None
+    try:
+        if args.no_isolation:
+            backend = _ops_and_backend(args, names, all_specs)
+        elif not _ops_and_backend(args, names, all_specs, construct=False):
+            backend = None
+        else:
+            backend, first_worker = start_backend(args.backend, args.profile)
+    except WorkerStartError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    other_profiles = {r.get("profile", SPEC) for r in done.values()} - {args.profile}
-    if other_profiles:
-        print(f"error: {args.resume} holds results of profile {', '.join(map(str, other_profiles))}", file=sys.stderr)
+    if backend is None:
+        return 2
+    problem = resume_problem(args.resume, done, backend.name, args.profile, args.seed) if args.resume else None
+    if problem:
+        if first_worker is not None:
+            first_worker.stop()
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     journal_path = args.results or args.resume
-    journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
+    journal = Journal(journal_path, backend.name, args.profile, args.seed) if journal_path else None
     started = datetime.now(UTC)
     start = time.perf_counter()
     results: list[Result] = []
@@ -200,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_cases(to_run(), backend, on_result, profile=args.profile, batch_size=args.batch)
         else:
             with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout, profile=args.profile,
-                                batch_size=args.batch) as runner:
+                                batch_size=args.batch, workers=[first_worker] if first_worker else ()) as runner:
                 runner.run(to_run(), on_result)
     except WorkerStartError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -265,17 +275,23 @@ def _report_command(args: argparse.Namespace) -> int:
     return 1 if diff.regressed else 0
 
 
-def _ops_and_backend(args: argparse.Namespace, names: list[str], all_specs: dict) -> Any:
-    """The backend ``--backend`` names, or None (with an error printed) for an unknown op or backend."""
+def _ops_and_backend(args: argparse.Namespace, names: list[str], all_specs: dict, construct: bool = True) -> Any:
+    """The backend ``--backend`` names (with ``construct``; else True), or None (with an error printed) for an
+    unknown op or a backend that does not load (its constructor's exception named, never a traceback)."""
     unknown = [n for n in names if n not in all_specs]
     if unknown:
         print(f"error: no spec for {', '.join(unknown)}", file=sys.stderr)
         return None
+    if not construct:
+        return True
     try:
         return get_backend(args.backend)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
-        return None
+    except Exception as e:  # a backend's own constructor
+        print(f"error: the backend '{args.backend}' could not be constructed: {type(e).__name__}: {e}",
+              file=sys.stderr)
+    return None
 
 
 def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:

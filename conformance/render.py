@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.report import STATUSES
-from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED
+from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED, clean_text
 
 FORMATS = ("text", "md", "junit", "html", "json")
 #: The statuses every scoreboard shows; the manifest ones only when some case has them.
@@ -28,7 +28,8 @@ def render(report: dict[str, Any], fmt: str) -> str:
         raise ValueError(f"unknown format '{fmt}': expected one of {', '.join(FORMATS)}")
     if fmt == "json":
         return json.dumps(report, indent=1) + "\n"
-    return {"text": scoreboard_text, "md": markdown, "junit": junit, "html": html_page}[fmt](report)
+    text = {"text": scoreboard_text, "md": markdown, "junit": junit, "html": html_page}[fmt](report)
+    return text.encode("utf-8", "replace").decode("utf-8")  # a report read from a file may hold lone surrogates
 
 
 def headline(report: dict[str, Any]) -> str:
@@ -85,18 +86,24 @@ _MD_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 
 def md_text(value: Any, *, multiline: bool = False) -> str:
     """``value`` as Markdown text that renders as exactly its characters: no HTML, link, emphasis, code or table
-    cell boundary can come from it (each character outside a small safe set is a character reference; control
-    characters and lone surrogates are U+FFFD). With ``multiline``, line breaks stay line breaks (``<br>``)."""
-    def char(c: str) -> str:
-        if c in _MD_SAFE:
-            return c
-        code = ord(c)
-        if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000:
-            code = 0xFFFD
-        return f"&#{code};"
+    cell boundary can come from it (each character outside a small safe set is a character reference, except an
+    ``_`` inside a word, which Markdown leaves as it is; control characters and lone surrogates are U+FFFD). With
+    ``multiline``, line breaks stay line breaks (``<br>``)."""
+    def line_text(line: str) -> str:
+        out = []
+        for i, c in enumerate(line):
+            if c in _MD_SAFE or (c == "_" and 0 < i < len(line) - 1 and line[i - 1].isalnum() and line[i - 1].isascii()
+                                 and line[i + 1].isalnum() and line[i + 1].isascii()):
+                out.append(c)
+                continue
+            code = ord(c)
+            if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000:
+                code = 0xFFFD
+            out.append(f"&#{code};")
+        return "".join(out)
 
     lines = str(value).split("\n") if multiline else [str(value).replace("\n", " ")]
-    return "<br>\n".join("".join(char(c) for c in line) for line in lines)
+    return "<br>\n".join(line_text(line) for line in lines)
 
 
 def md_code(value: Any) -> str:
@@ -147,7 +154,8 @@ def markdown(report: dict[str, Any]) -> str:
 def junit(report: dict[str, Any]) -> str:
     """JUnit XML: one testsuite per op; failed is a failure, crashed and timed out are errors,
     unsupported / impl-defined / xfail / skipped are skipped (with the status in the message)."""
-    name = report["backend"]["name"]
+    x = clean_text  # XML cannot hold control characters or lone surrogates: a report read from a file may
+    name = x(report["backend"]["name"])
     suites = ET.Element("testsuites", name=f"conformance-{name}-{report['profile']}",
                         tests=str(len(report["cases"])), time=f"{report['seconds']:.3f}")
     by_op: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -155,20 +163,21 @@ def junit(report: dict[str, Any]) -> str:
         by_op[c["op"]].append(c)
     for op, cases in by_op.items():
         n = Counter(c["status"] for c in cases)
-        suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(cases)), failures=str(n[FAILED]),
+        suite = ET.SubElement(suites, "testsuite", name=x(op), tests=str(len(cases)), failures=str(n[FAILED]),
                               errors=str(n[CRASHED] + n[TIMED_OUT]), time=f"{report['ops'][op]['seconds']:.4f}",
                               skipped=str(sum(n[s] for s in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED))))
         for c in cases:
-            tc = ET.SubElement(suite, "testcase", classname=f"{name}.{op}", name=c["id"], time=f"{c['seconds']:.4f}")
-            message = c["message"][:500]
+            tc = ET.SubElement(suite, "testcase", classname=x(f"{name}.{op}"), name=x(c["id"]),
+                               time=f"{c['seconds']:.4f}")
+            message = x(c["message"][:500])
             if c["status"] == FAILED:
-                ET.SubElement(tc, "failure", message=message).text = c.get("reproduction", "")
+                ET.SubElement(tc, "failure", message=message).text = x(c.get("reproduction", ""))
             elif c["status"] in (CRASHED, TIMED_OUT):
-                ET.SubElement(tc, "error", type=c["status"], message=message).text = c.get("reproduction", "")
+                ET.SubElement(tc, "error", type=c["status"], message=message).text = x(c.get("reproduction", ""))
             elif c["status"] in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED):
-                ET.SubElement(tc, "skipped", message=f"{c['status']}: {c.get('reason') or message}"[:500])
+                ET.SubElement(tc, "skipped", message=x(f"{c['status']}: {c.get('reason') or message}"[:500]))
             elif c["status"] == XPASS:
-                ET.SubElement(tc, "system-out").text = f"xpass: listed as xfail ({c['reason']}) but passed"
+                ET.SubElement(tc, "system-out").text = x(f"xpass: listed as xfail ({c['reason']}) but passed")
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 

@@ -14,7 +14,17 @@ from typing import Any
 
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.outcomes import SPEC
-from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
+from conformance.runner import (
+    CRASHED,
+    FAILED,
+    FAILURES,
+    IMPL_DEFINED,
+    PASSED,
+    TIMED_OUT,
+    UNSUPPORTED,
+    Result,
+    clean_text,
+)
 from conformance.schema_check import validate
 
 SCHEMA_VERSION = "1.0"
@@ -94,20 +104,21 @@ def backend_info(backend: Any) -> dict[str, Any]:
 
     Keys other than version/platform/device go under ``details``; a failing ``info()`` is recorded there.
     """
-    info: dict[str, Any] = {"name": backend if isinstance(backend, str) else str(getattr(backend, "name", backend)),
+    info: dict[str, Any] = {"name": clean_text(backend if isinstance(backend, str) else getattr(backend, "name", backend)),
                             "version": None, "platform": None, "device": None}
     declared = None if isinstance(backend, str) else getattr(backend, "info", None)
     details: dict[str, Any] = {}
     try:
         declared = declared() if callable(declared) else declared
     except Exception as e:  # a third-party backend's bug must not lose the report
-        declared, details["info_error"] = None, f"{type(e).__name__}: {e}"[:500]
+        declared, details["info_error"] = None, clean_text(f"{type(e).__name__}: {e}"[:500])
     if isinstance(declared, dict):
         for key, value in declared.items():
             if key in ("version", "platform", "device"):
-                info[key] = None if value is None else str(value)
+                info[key] = None if value is None else clean_text(value)
             else:
-                details[str(key)] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+                details[clean_text(key)] = (clean_text(value) if isinstance(value, str) else value
+                                            if value is None or isinstance(value, (int, float, bool)) else clean_text(value))
     if details:
         info["details"] = details
     return info
