@@ -158,14 +158,57 @@ def validate_report(report: Any) -> list[str]:
     return validate(report, schema())
 
 
+#: The largest report file read back (bytes): a full run with reproductions is a few MB.
+MAX_REPORT_BYTES = 256 << 20
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number a report holds")
+
+
+def consistency_errors(report: dict[str, Any]) -> list[str]:
+    """What a report that follows the schema may still get wrong, which its readers rely on: each case's op has
+    a summary in ``ops``, and case ids are unique."""
+    errors = []
+    seen: set[str] = set()
+    for i, c in enumerate(report["cases"]):
+        if c["op"] not in report["ops"]:
+            errors.append(f"$.cases[{i}].op: '{c['op']}' has no summary in $.ops")
+        if c["id"] in seen:
+            errors.append(f"$.cases[{i}].id: '{c['id']}' is the id of an earlier case")
+        seen.add(c["id"])
+        if len(errors) > 10:
+            break
+    return errors
+
+
 def load_report(path: str) -> dict[str, Any]:
-    """A report read from ``path`` and checked against the schema, else a ReportError."""
+    """A report read from ``path`` and checked against the schema (and :func:`consistency_errors`), else a
+    ReportError naming the file and what is wrong: unreadable, too large, not UTF-8, not JSON, not a report."""
     try:
-        with open(path) as f:
-            report = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{path}: cannot read a JSON report: {e}") from None
-    errors = validate_report(report)
+        with open(path, "rb") as f:
+            data = f.read(MAX_REPORT_BYTES + 1)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read a JSON report: {e.strerror or e}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, not a report this suite writes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ReportError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x} at offset {e.start})") from None
+    try:
+        report = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}:{e.lineno}:{e.colno}: cannot read a JSON report: {e.msg}") from None
+    except (ValueError, RecursionError) as e:  # NaN/Infinity, a number of thousands of digits, deep nesting
+        raise ReportError(f"{path}: cannot read a JSON report: {type(e).__name__}: {str(e)[:200]}") from None
+    try:
+        errors = validate_report(report)
+        if not errors:
+            errors = consistency_errors(report)
+    except RecursionError:
+        raise ReportError(f"{path}: values nested too deep for a conformance report") from None
     if errors:
         shown = "\n  ".join(errors[:10]) + (f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else "")
         raise ReportError(f"{path} is not a conformance report of schema {SCHEMA_VERSION}:\n  {shown}")
