@@ -116,6 +116,16 @@ class Manifest:
             else:
                 self._wild.append(i)
         self._indexed = len(self.entries)
+        self._any: dict[str | None, re.Pattern[str]] = {}
+
+    def _globs_may_match(self, op: str | None, indices: list[int], case_id: str) -> bool:
+        """Whether any of the globs ``indices`` (those of ``op``, or the wild ones for None) matches ``case_id``:
+        one regular expression for all of them, so that a case no glob matches costs one search."""
+        if op not in self._any:
+            patterns = [self.entries[i].pattern for i in indices]
+            self._any[op] = re.compile("|".join(f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})"
+                                                for p in patterns))
+        return self._any[op].match(case_id) is not None
 
     def match(self, case_id: str) -> Entry | None:
         """The first entry matching ``case_id`` (every matching entry is marked as used)."""
@@ -125,9 +135,9 @@ class Manifest:
         parts = case_id.split("/")
         for k in range(1, len(parts) + 1):  # a plain pattern matches the id or a /-separated prefix of it
             found += self._plain.get("/".join(parts[:k]), ())
-        for i in (*self._by_op.get(parts[0], ()), *self._wild):
-            if self.entries[i].matches(case_id):
-                found.append(i)
+        for op, globs in ((parts[0], self._by_op.get(parts[0])), (None, self._wild)):
+            if globs and self._globs_may_match(op, globs, case_id):
+                found += (i for i in globs if self.entries[i].matches(case_id))
         for i in found:
             self.used.add(self.entries[i])
         return self.entries[min(found)] if found else None

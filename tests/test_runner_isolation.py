@@ -184,7 +184,8 @@ def test_resume_refuses_a_journal_of_another_seed(capsys, tmp_path):
 
 
 def _children(pid):
-    """The pids of the processes whose parent is ``pid`` (Linux /proc)."""
+    """The pids of the worker processes whose parent is ``pid`` (Linux /proc; not multiprocessing's resource
+    tracker)."""
     import os
     out = []
     for entry in os.listdir("/proc"):
@@ -195,7 +196,13 @@ def _children(pid):
             except OSError:
                 continue
             if int(fields[1]) == pid:
-                out.append(int(entry))
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as f:
+                        command = f.read()
+                except OSError:
+                    continue
+                if b"spawn_main" in command:
+                    out.append(int(entry))
     return out
 
 
@@ -215,20 +222,20 @@ def test_a_signal_to_the_command_line_ends_its_busy_workers(tmp_path, sig):
     import time
     journal = tmp_path / "run.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "conformance", *RUN, "--backend",
-                             "tests.support.misbehaving_backends:HANGS", "-j", "2", "--batch", "1", "-q",
+                             "tests.support.misbehaving_backends:HANGS", "-j", "2", "--batch", "1", "-q", "--timeout", "600",
                              "--results", str(journal)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         workers = []
-        # busy: the other cases are done and a worker sleeps in the hanging case
+        # busy: the other cases are done and both workers sleep in the two hanging cases (param and const)
         while time.monotonic() < deadline:
             workers = _children(proc.pid)
             done = len(journal.read_text().splitlines()) if journal.exists() else 0
             if workers and done >= len([c for op in ("Add", "Neg") for c in cases_for(specs.get(op))
-                                        if c.kind == "golden"]) - 1:
+                                        if c.kind == "golden"]) - 2:
                 break
             time.sleep(0.2)
-        assert workers and proc.poll() is None
+        assert len(workers) == 2 and proc.poll() is None and time.monotonic() < deadline
         os.kill(proc.pid, getattr(signal, sig))
         proc.wait(30)
         deadline = time.monotonic() + 10
