@@ -20,6 +20,7 @@ import pytest
 import specs
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner
+from conformance.options import positive_seconds
 from conformance.outcomes import PROFILES, SPEC
 from conformance.runner import FAILURES, IMPL_DEFINED, UNSUPPORTED, Result, run_case
 
@@ -33,7 +34,7 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--conformance-profile", choices=PROFILES, default=SPEC,
                     help="spec (default): allowed implementation-defined outcomes accepted; xla: XLA's behaviour "
                     "required everywhere")
-    group.addoption("--conformance-timeout", type=float, default=DEFAULT_TIMEOUT,
+    group.addoption("--conformance-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT,
                     help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--conformance-no-isolation", action="store_true",
                     help="run the cases in the pytest process (no crash or hang protection)")
