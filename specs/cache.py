@@ -21,7 +21,8 @@ truncated or empty (``{}``) file is never used.
 It lives in ``$XLA_SEMANTICS_CACHE_DIR``, else ``$XDG_CACHE_HOME/xla-semantics``, else
 ``~/.cache/xla-semantics`` (created with mode 0700). Writes go to a temporary file that is renamed into
 place, so concurrent processes never read a half-written file. The cache is never required: an unreadable
-or unwritable cache directory, or a bad file, means parsing the YAML as if there were none.
+or unwritable cache directory, a bad file, or a secret others can read or write means parsing the YAML as if
+there were none.
 ``XLA_SEMANTICS_NO_CACHE=1`` turns it off.
 """
 
@@ -59,6 +60,7 @@ SUFFIX = ".json"
 SECRET_NAME = "secret"
 _MAX_KEPT = 8  # cache files kept per directory (older keys are removed)
 _MAX_HEADER = 4096
+_MAX_FILE = 256 << 20  # a cache file larger than this is not one this module wrote
 
 
 def cache_dir() -> Path | None:
@@ -307,7 +309,7 @@ def _read(path: Path, name: str, key: str, codec: Codec, check: Callable[[Any], 
     secret = _secret(path.parent, create=False)
     if secret is None:
         return False, None
-    data = _read_private(path, 1 << 30)
+    data = _read_private(path, _MAX_FILE)
     if data is None:
         return False, None
     head, sep, payload = data.partition(b"\n")
