@@ -33,8 +33,8 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import math
 import os
-import secrets
 import stat
 import sys
 import tempfile
@@ -55,7 +55,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 #: The Python sources the parsed specs depend on (relative to the project root): the spec layer and the layers
 #: below it, which the loader imports (a test checks that this covers everything it imports).
 SOURCES = ("specs/*.py", "backend/hlo/*.py", "backend/errors.py")
-FORMAT = "xla-semantics-cache/2"
+FORMAT = "xla-semantics-cache/3"
 SUFFIX = ".json"
 SECRET_NAME = "secret"
 _MAX_KEPT = 8  # cache files kept per directory (older keys are removed)
@@ -127,6 +127,14 @@ class Codec:
         self._tuples = {cls.__name__: cls for cls in tuple_types}
         self._constants = dict(constants or {})
         self._constant_ids = {id(v): k for k, v in self._constants.items()}
+        #: tag -> (the object's keys, its decoder)
+        self._handlers: dict[str, tuple[Any, Callable[[dict[str, Any]], Any]]] = {
+            tag: (frozenset(keys), handler) for tag, keys, handler in (
+                ("$t", ("$t",), self._tuple), ("$d", ("$d",), self._dict), ("$c", ("$c",), self._constant),
+                ("$p", ("$p",), self._etype), ("$tok", ("$tok",), self._token), ("$path", ("$path",), self._path),
+                ("$T", ("$T", "v"), self._tuple_subclass), ("$o", ("$o", "f"), self._object),
+                ("$a", ("$a", "s", "b"), self._array), ("$s", ("$s", "d", "l", "t", "y"), self._shape),
+                ("$l", ("$l", "p", "v"), self._layout))}
 
     # encoding: anything the codec does not know raises TypeError (the value is then not cached)
     def encode(self, value: Any) -> bytes:
@@ -145,7 +153,9 @@ class Codec:
         if t.__name__ in self._tuples and self._tuples[t.__name__] is t:
             return {"$T": t.__name__, "v": [self._enc(x) for x in v]}
         if isinstance(v, dict):  # the loader's line-keeping mappings are dicts to every reader
-            return {"$d": [[self._enc(k), self._enc(x)] for k, x in v.items()]}
+            if all(type(k) is str and not k.startswith("$") for k in v):  # as a JSON object (the common case)
+                return {k: self._enc(x) for k, x in v.items()}
+            return {"$d": [y for k, x in v.items() for y in (self._enc(k), self._enc(x))]}
         if t is PrimitiveType:
             return {"$p": v.name}
         if t is Token:
@@ -179,61 +189,99 @@ class Codec:
         except (ValueError, TypeError, KeyError, IndexError, RecursionError, OverflowError) as e:
             raise _Invalid(str(e)) from None
 
-    def _hook(self, obj: dict[str, Any]) -> Any:  # noqa: C901 (one branch per tag)
-        if len(obj) == 1:
-            (tag, v), = obj.items()
-            if tag == "$t" and type(v) is list:
-                return tuple(v)
-            if tag == "$d" and type(v) is list:
-                if not all(type(kv) is list and len(kv) == 2 for kv in v):
-                    raise _Invalid("bad mapping")
-                out = dict(v)  # type: ignore[arg-type]
-                if len(out) != len(v):
-                    raise _Invalid("repeated key")
-                return out
-            if tag == "$c" and type(v) is str and v in self._constants:
-                return self._constants[v]
-            if tag == "$p" and type(v) is str and v in PrimitiveType.__members__:
-                return PrimitiveType[v]
-            if tag == "$tok" and v == 0:
-                return Token()
-            if tag == "$path" and type(v) is str:
-                return Path(v)
-            raise _Invalid(f"unknown value {tag!r}")
-        keys = frozenset(obj)
-        if keys == {"$T", "v"} and obj["$T"] in self._tuples and type(obj["v"]) is list:
-            return self._tuples[obj["$T"]](obj["v"])
-        if keys == {"$o", "f"}:
-            name, fields = obj["$o"], obj["f"]
-            if name not in self._classes or type(fields) is not list or len(fields) != len(self._fields[name]):
-                raise _Invalid(f"bad object {name!r}")
-            return self._classes[name](**dict(zip(self._fields[name], fields, strict=True)))
-        if keys == {"$a", "s", "b"}:
-            shape, data = obj["s"], obj["b"]
-            if type(shape) is not list or not all(type(d) is int and d >= 0 for d in shape) or type(data) is not str:
-                raise _Invalid("bad array")
-            dtype = etypes.etype_to_dtype(etypes.from_short_name(obj["$a"]))
-            raw = bytearray(base64.b64decode(data, validate=True))
-            if len(raw) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
-                raise _Invalid("array bytes do not match its shape")
-            return np.frombuffer(raw, dtype=dtype).reshape(shape)
-        if keys == {"$s", "d", "l", "t", "y"}:
-            if obj["$s"] not in PrimitiveType.__members__:
-                raise _Invalid("bad shape")
-            layout, tup = obj["l"], obj["t"]
-            if (layout is not None and type(layout) is not Layout) or \
-                    (tup is not None and not (type(tup) is list and all(type(s) is Shape for s in tup))):
-                raise _Invalid("bad shape")
-            for dims in (obj["d"], obj["y"]):
-                if type(dims) is not list:
-                    raise _Invalid("bad shape")
-            return Shape(PrimitiveType[obj["$s"]], tuple(obj["d"]), layout, None if tup is None else tuple(tup),
-                         tuple(obj["y"]))
-        if keys == {"$l", "p", "v"}:
-            if type(obj["$l"]) is not list or not (obj["p"] is None or type(obj["p"]) is list):
-                raise _Invalid("bad layout")
-            return Layout(obj["$l"], obj["p"], obj["v"])
-        raise _Invalid(f"unknown object with keys {sorted(keys)}")
+    def _hook(self, obj: dict[str, Any]) -> Any:
+        """One JSON object of the encoding as its value: the first key is the tag, which names the only keys the
+        object may have and the check of each value; an object whose first key is not a tag is a mapping of
+        strings (the encoder writes any other mapping tagged)."""
+        if not obj:
+            return obj
+        for tag in obj:
+            if tag[0] != "$":
+                return obj
+            handler = self._handlers.get(tag)
+            if handler is None or obj.keys() != handler[0]:
+                break
+            return handler[1](obj)
+        raise _Invalid(f"unknown object with keys {sorted(obj)}")
+
+    def _tuple(self, obj: dict[str, Any]) -> Any:
+        v = obj["$t"]
+        if type(v) is not list:
+            raise _Invalid("bad tuple")
+        return tuple(v)
+
+    def _dict(self, obj: dict[str, Any]) -> Any:
+        v = obj["$d"]
+        if type(v) is not list or len(v) % 2:
+            raise _Invalid("bad mapping")
+        out = dict(zip(v[::2], v[1::2], strict=True))
+        if 2 * len(out) != len(v):
+            raise _Invalid("repeated key")
+        return out
+
+    def _constant(self, obj: dict[str, Any]) -> Any:
+        v = obj["$c"]
+        if type(v) is not str or v not in self._constants:
+            raise _Invalid("bad constant")
+        return self._constants[v]
+
+    def _etype(self, obj: dict[str, Any]) -> Any:
+        v = obj["$p"]
+        if type(v) is not str or v not in PrimitiveType.__members__:
+            raise _Invalid("bad element type")
+        return PrimitiveType[v]
+
+    def _token(self, obj: dict[str, Any]) -> Any:
+        if obj["$tok"] != 0:
+            raise _Invalid("bad token")
+        return Token()
+
+    def _path(self, obj: dict[str, Any]) -> Any:
+        v = obj["$path"]
+        if type(v) is not str:
+            raise _Invalid("bad path")
+        return Path(v)
+
+    def _tuple_subclass(self, obj: dict[str, Any]) -> Any:
+        name, v = obj["$T"], obj["v"]
+        if type(name) is not str or name not in self._tuples or type(v) is not list:
+            raise _Invalid("bad tuple")
+        return self._tuples[name](v)
+
+    def _object(self, obj: dict[str, Any]) -> Any:
+        name, fields = obj["$o"], obj["f"]
+        if type(name) is not str or name not in self._classes or type(fields) is not list \
+                or len(fields) != len(self._fields[name]):
+            raise _Invalid(f"bad object {name!r}")
+        return self._classes[name](*fields)  # every field is an init field, in this order
+
+    def _array(self, obj: dict[str, Any]) -> Any:
+        shape, data, dtype = obj["s"], obj["b"], _DTYPES.get(obj["$a"])
+        if dtype is None or type(shape) is not list or not all(type(d) is int and d >= 0 for d in shape) \
+                or type(data) is not str:
+            raise _Invalid("bad array")
+        raw = bytearray(base64.b64decode(data, validate=True))
+        if len(raw) != math.prod(shape) * dtype.itemsize:
+            raise _Invalid("array bytes do not match its shape")
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
+
+    def _shape(self, obj: dict[str, Any]) -> Any:
+        layout, tup, dims, dynamic = obj["l"], obj["t"], obj["d"], obj["y"]
+        if obj["$s"] not in PrimitiveType.__members__ or type(dims) is not list or type(dynamic) is not list \
+                or (layout is not None and type(layout) is not Layout) \
+                or (tup is not None and not (type(tup) is list and all(type(s) is Shape for s in tup))):
+            raise _Invalid("bad shape")
+        return Shape(PrimitiveType[obj["$s"]], tuple(dims), layout, None if tup is None else tuple(tup),
+                     tuple(dynamic))
+
+    def _layout(self, obj: dict[str, Any]) -> Any:
+        if type(obj["$l"]) is not list or not (obj["p"] is None or type(obj["p"]) is list):
+            raise _Invalid("bad layout")
+        return Layout(obj["$l"], obj["p"], obj["v"])
+
+
+#: The dtype of each element type's short name (the arrays a cache file may hold).
+_DTYPES = {etypes.short_name(et): etypes.etype_to_dtype(et) for et in etypes.ARRAY_TYPES}
 
 
 _PLAIN = Codec()
@@ -287,7 +335,7 @@ def _secret(directory: Path, create: bool) -> bytes | None:
             pass
         else:
             with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_hex(32))
+                f.write(os.urandom(32).hex())
     data = _read_private(path, 64)
     if data is None or len(data) != 64:
         return None

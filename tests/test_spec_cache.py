@@ -237,12 +237,13 @@ def test_a_header_that_does_not_match_is_refused(cache_in, change):
 def test_the_strict_decoder_refuses_what_it_does_not_write():
     from specs import loader
     codec = loader._CODEC
-    for bad in [b'{"$o": "OpSpec", "f": []}', b'{"$o": "Popen", "f": []}', b'{"x": 1}', b'{"$p": "NOPE"}',
+    for bad in [b'{"$o": "OpSpec", "f": []}', b'{"$o": "Popen", "f": []}', b'{"$x": 1}', b'{"$p": "NOPE"}', b'{"$p": "F32", "x": 1}',
                 b'{"$a": "f32", "s": [2], "b": "AAAA"}', b'{"$a": "object", "s": [1], "b": ""}', b'{"$c": "os"}',
-                b'{"$d": [[1, 2, 3]]}', b'{"$d": [[[1], 2]]}', b'\xff', b"[" * 100000]:
+                b'{"$d": [1, 2, 3]}', b'{"$d": [[1], 2]}', b'{"$d": [1, 2, 1, 3]}', b'\xff', b"[" * 100000]:
         with pytest.raises(cache._Invalid):
             codec.decode(bad)
     assert codec.decode(b'{"$t": [1, {"$p": "F32"}]}') == (1, cache.PrimitiveType.F32)
+    assert codec.decode(b'{"$d": [1, {"$t": []}]}') == {1: ()} and codec.decode(b'{"a": {}}') == {"a": {}}
 
 
 def test_the_codec_round_trips_every_spec():
