@@ -17,16 +17,18 @@ ENTRY_POINT_GROUP = "xla_semantics.backends"
 
 _BUILTIN: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
+_builtins_added: list[bool] = []
 
 
 def register_backend(name: str, factory: Callable[[], Backend]) -> None:
     """Make ``get_backend(name)`` return ``factory()`` (created once)."""
+    _builtin_factories()  # the built-ins first, so a registration before any get_backend keeps them
     _BUILTIN[name] = factory
     _INSTANCES.pop(name, None)
 
 
 def _builtin_factories() -> None:
-    if _BUILTIN:
+    if _builtins_added:
         return
 
     def reference() -> Backend:
@@ -41,7 +43,9 @@ def _builtin_factories() -> None:
         from backend.pallas_backend.executor import PallasBackend
         return PallasBackend()
 
-    _BUILTIN.update(reference=reference, jax=jax_backend, pallas=pallas)
+    for name, factory in (("reference", reference), ("jax", jax_backend), ("pallas", pallas)):
+        _BUILTIN.setdefault(name, factory)  # a user's registration of the same name wins
+    _builtins_added.append(True)
 
 
 def available_backends() -> list[str]:

@@ -3,7 +3,8 @@
 The StableHLO is the ``jax`` backend's lowering of the computation (``jax.lax``, traced once).
 ``export(computation, platforms)`` gives the bytes of ``jax.export``'s serialized ``Exported``:
 versioned StableHLO with its calling convention, lowered for every platform named. A host with
-plain jax (no copy of this package) loads and runs it::
+plain jax and flatbuffers (``pip install jax flatbuffers``: jax's deserializer needs flatbuffers, which jax
+does not install; no copy of this package) loads and runs it::
 
     import jax
     exported = jax.export.deserialize(bytearray(open("bias_add.jaxexport", "rb").read()))
@@ -214,7 +215,9 @@ def _check_function_names(names: Sequence[str], count: int) -> None:
 
 
 _HELP_EPILOG = """\
-Load and run the artifact on any host with jax (this package is not needed there):
+Load and run the artifact on any host with jax and flatbuffers (this package is not needed there;
+jax.export.deserialize needs flatbuffers, which jax does not install: pip install jax flatbuffers,
+or on a Cloud TPU VM pip install 'jax[tpu]' flatbuffers):
 
     import jax, numpy as np
     exported = jax.export.deserialize(bytearray(open("out.jaxexport", "rb").read()))

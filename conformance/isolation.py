@@ -100,7 +100,8 @@ def _worker_main(conn: Connection, backend_name: str, profile: str, parent_pid: 
         if message is None:
             return
         try:
-            for (index, _), r in zip(message, run_batch([case for _, case in message], backend, profile)):
+            cases = [case for _, case in message]
+            for (index, _), r in zip(message, run_batch(cases, backend, profile, backend_name)):
                 conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
         except Exception as e:  # the suite's own code raised (run_batch turns the backend's errors into results)
             conn.send(("suite_error", "".join(traceback.format_exception(e, limit=-4)).strip()))

@@ -13,7 +13,7 @@ and lines starting with ``#`` are ignored::
 
 An entry whose pattern matches no case of the ops a run covers is stale: the run warns about it
 and records it in the JSON report (``manifests``). Entries whose op part is a plain op name the run
-did not cover are not checked.
+did not cover are not checked, unless no op of that name has a spec (a typo or a removed op): that entry is stale.
 
 A manifest is UTF-8 text of lines of at most :data:`MAX_LINE` characters; anything else is a
 :class:`ManifestError` naming the file and the line. Matching a case looks up its id's prefixes among the
@@ -147,17 +147,21 @@ class Manifest:
         for case_id in case_ids:
             self.match(case_id)
 
-    def stale(self, ops: Iterable[str]) -> list[Entry]:
-        """The entries that matched no case, leaving out those naming an op outside ``ops``."""
+    def stale(self, ops: Iterable[str], known: Iterable[str] | None = None) -> list[Entry]:
+        """The entries that matched no case, leaving out those naming an op outside ``ops``; with ``known`` (every
+        op with a spec), an entry naming an op not among them is stale whatever the run covered."""
         covered = set(ops)
-        return [e for e in self.entries if e not in self.used and (e.op is None or e.op in covered)]
+        exists = None if known is None else set(known)
+        return [e for e in self.entries if e not in self.used
+                and (e.op is None or e.op in covered or (exists is not None and e.op not in exists))]
 
-    def summary(self, ops: Iterable[str]) -> dict[str, object]:
-        return {"path": self.path, "entries": len(self.entries), "stale": [e.record() for e in self.stale(ops)]}
+    def summary(self, ops: Iterable[str], known: Iterable[str] | None = None) -> dict[str, object]:
+        return {"path": self.path, "entries": len(self.entries),
+                "stale": [e.record() for e in self.stale(ops, known)]}
 
-    def warnings(self, kind: str, ops: Iterable[str]) -> list[str]:
+    def warnings(self, kind: str, ops: Iterable[str], known: Iterable[str] | None = None) -> list[str]:
         return [f"warning: {kind} {self.path}:{e.line}: '{e.pattern}' matches no case (stale entry; remove it)"
-                for e in self.stale(ops)]
+                for e in self.stale(ops, known)]
 
 
 def as_xfail(result: Result, entry: Entry) -> Result:

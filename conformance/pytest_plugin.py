@@ -1,13 +1,16 @@
 """A pytest plugin that runs the conformance suite as one pytest test per case.
 
     pytest -p conformance.pytest_plugin --pyargs conformance.suite_test \\
-        --conformance-backend jax --conformance-ops Add,Pow [--conformance-profile xla]
+        --conformance-backend jax --conformance-ops Add,Pow [--conformance-profile xla] \\
+        [--conformance-xfails conformance/known_failures/jax.txt] [--conformance-skips FILE]
 
 Unsupported cases are skipped and implementation-defined differences are reported as xfail, each
 with its reason; a failing case prints its reproduction. Cases run in a worker process (the
 runner's own isolation, conformance/isolation.py): a case that crashes the backend, exits, or runs
 past ``--conformance-timeout`` seconds fails alone and a new worker runs the next one.
-``--conformance-no-isolation`` runs them in the pytest process instead.
+``--conformance-no-isolation`` runs them in the pytest process instead. The run command's manifests
+(conformance/manifest.py) apply: a case ``--conformance-xfails`` lists is xfail when it fails (and XPASS, not a failure, as in
+the run command, when it passes); one ``--conformance-skips`` lists is skipped with the entry's reason.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import pytest
 import specs
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner
-from conformance.options import positive_seconds
+from conformance.manifest import Manifest, ManifestError
 from conformance.outcomes import PROFILES, SPEC
 from conformance.runner import FAILURES, IMPL_DEFINED, UNSUPPORTED, Result, run_case
+from conformance.selection import positive_seconds
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -38,6 +42,18 @@ def pytest_addoption(parser: Any) -> None:
                     help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--conformance-no-isolation", action="store_true",
                     help="run the cases in the pytest process (no crash or hang protection)")
+    group.addoption("--conformance-xfails", metavar="FILE",
+                    help="cases expected to fail ('PATTERN REASON' lines, as run --xfails): xfail, or XPASS "
+                    "(not a failure) when one passes")
+    group.addoption("--conformance-skips", metavar="FILE", help="cases not to run, same format: skipped")
+
+
+_MANIFESTS = pytest.StashKey[tuple[Manifest | None, Manifest | None]]()
+
+
+def pytest_configure(config: Any) -> None:
+    """Read the manifests up front: a malformed one is a usage error, before any test is collected."""
+    config.stash[_MANIFESTS] = (_manifest(config, "conformance_xfails"), _manifest(config, "conformance_skips"))
 
 
 def pytest_generate_tests(metafunc: Any) -> None:
@@ -48,7 +64,28 @@ def pytest_generate_tests(metafunc: Any) -> None:
     all_specs = specs.load_all()
     cases = [c for name in (names or list(all_specs))
              for c in cases_for(all_specs[name], config.getoption("conformance_seed"))]
-    metafunc.parametrize("conformance_case", cases, ids=[c.id for c in cases])
+    xfails, skips = config.stash[_MANIFESTS]
+    params = []
+    for case in cases:
+        marks = []
+        skip = skips.match(case.id) if skips else None
+        xfail = xfails.match(case.id) if xfails else None
+        if skip:
+            marks.append(pytest.mark.skip(reason=f"{skips.path}:{skip.line}: {skip.reason}"))
+        elif xfail:
+            marks.append(pytest.mark.xfail(reason=f"{xfails.path}:{xfail.line}: {xfail.reason}", strict=False))
+        params.append(pytest.param(case, marks=marks, id=case.id))
+    metafunc.parametrize("conformance_case", params)
+
+
+def _manifest(config: Any, option: str) -> Manifest | None:
+    path = config.getoption(option)
+    if not path:
+        return None
+    try:
+        return Manifest.read(path)
+    except (OSError, ManifestError) as e:
+        raise pytest.UsageError(f"--{option.replace('_', '-')}: {e}") from None
 
 
 @pytest.fixture(scope="session")
@@ -65,7 +102,7 @@ def conformance_run(request: Any) -> Iterator[Callable[[Any], Result]]:
     profile = config.getoption("conformance_profile")
     if config.getoption("conformance_no_isolation"):
         backend = request.getfixturevalue("conformance_backend")
-        yield lambda case: run_case(case, backend, profile)
+        yield lambda case: run_case(case, backend, profile, name)
         return
     with IsolatedRunner(name, jobs=1, timeout=config.getoption("conformance_timeout"), profile=profile) as runner:
         yield lambda case: runner.run([case])[0]

@@ -65,14 +65,16 @@ class Result:
         self.reason = clean_text(self.reason)
 
 
-def run_case(case: Case, backend: Any, profile: str = SPEC) -> Result:
-    """Run one case; ``profile`` is ``spec`` (allowed implementation-defined outcomes) or ``xla``."""
+def run_case(case: Case, backend: Any, profile: str = SPEC, backend_spec: str | None = None) -> Result:
+    """Run one case; ``profile`` is ``spec`` (allowed implementation-defined outcomes) or ``xla``. A failure's
+    reproduction loads the backend with ``get_backend(backend_spec)`` (default: the backend's name), so a backend
+    given as ``module:attribute`` is named so."""
     check_profile(profile)
     start = time.perf_counter()
     result = _run(case, backend, profile)
     result.seconds = time.perf_counter() - start
     if result.status in FAILURES:
-        result.reproduction = reproduction(case, backend.name)
+        result.reproduction = reproduction(case, backend_spec or backend.name)
     return result
 
 
@@ -338,12 +340,13 @@ def _exception_head(e: BaseException) -> str:
 
 
 def run_cases(cases: Iterable[Case], backend: Any, progress: Callable[[Result], None] | None = None,
-              profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE) -> list[Result]:
+              profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE, backend_spec: str | None = None
+              ) -> list[Result]:
     """Every case's result, in order; consecutive cases run ``batch_size`` at a time (see :func:`run_batch`)."""
     check_profile(profile)
     results = []
     for batch in batches(cases, batch_size):
-        for result in run_batch(batch, backend, profile):
+        for result in run_batch(batch, backend, profile, backend_spec):
             results.append(result)
             if progress:
                 progress(result)
@@ -367,7 +370,8 @@ def batches(items: Iterable[T], size: int, case_of: Callable[[T], Case] = lambda
         yield batch
 
 
-def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC) -> Iterator[Result]:
+def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC,
+              backend_spec: str | None = None) -> Iterator[Result]:
     """The results of ``cases``, in order, each as :func:`run_case` gives it.
 
     A backend with ``execute_batch(items) -> [outputs or exception]`` (the jax backend: one program
@@ -381,7 +385,7 @@ def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC) -> Itera
     check_profile(profile)
     execute_batch = getattr(backend, "execute_batch", None)
     if execute_batch is None or len(cases) < 2:
-        yield from (run_case(case, backend, profile) for case in cases)
+        yield from (run_case(case, backend, profile, backend_spec) for case in cases)
         return
     built: dict[int, tuple[float, tuple[Any, Any, list[Any], list[Any]]]] = {}
     for k, case in enumerate(cases):
@@ -412,4 +416,4 @@ def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC) -> Itera
                 result.seconds = own + share + time.perf_counter() - start
                 yield result
                 continue
-        yield run_case(case, backend, profile)
+        yield run_case(case, backend, profile, backend_spec)

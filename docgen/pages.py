@@ -27,9 +27,18 @@ def _literal_text(value: Any) -> str:
     if isinstance(value, Shape):
         return str(value)
     arr = np.asarray(value)
-    body = np.array2string(arr.astype(np.float64) if arr.dtype.kind == "V" or "float" in arr.dtype.name
-                           and arr.dtype.itemsize < 2 else arr, separator=", ", threshold=64)
-    return f"{shape_from_pyval(arr)} {body}"
+    return f"{shape_from_pyval(arr)} {np.array2string(_printable(arr), separator=', ', threshold=64)}"
+
+
+def _printable(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in a NumPy type that prints its values as they are: ml_dtypes' sub-byte integers (s2, s4, u2, u4)
+    as integers, its narrow floats (f8 kinds, f4e2m1fn) as floats; other types unchanged."""
+    et = etypes.dtype_to_etype(arr.dtype)
+    if etypes.is_int(et) and arr.dtype.kind not in "iu":
+        return arr.astype(np.int64)
+    if etypes.is_float(et) and arr.dtype.itemsize < 2:
+        return arr.astype(np.float64)
+    return arr
 
 
 def _attr_text(value: Any) -> str:

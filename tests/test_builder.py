@@ -128,3 +128,17 @@ def test_unknown_backend():
 def test_unsupported_error_type():
     err = UnsupportedError("jax", "Add", "why")
     assert "does not support Add: why" in str(err)
+
+
+def test_registering_a_backend_first_keeps_the_built_in_ones():
+    """register_backend before any get_backend: the built-in backends are still there (they were hidden)."""
+    import subprocess
+    import sys
+
+    code = ("from backend import available_backends, get_backend, register_backend\n"
+            "from backend.reference.executor import ReferenceBackend\n"
+            "register_backend('mine', ReferenceBackend)\n"
+            "print(sorted({'mine', 'reference', 'jax', 'pallas'} & set(available_backends())),"
+            " get_backend('reference').name, get_backend('mine').name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["['jax',", "'mine',", "'pallas',", "'reference']", "reference", "reference"]

@@ -1,7 +1,9 @@
 """Export: StableHLO text and bytecode, jax's portable artifact for other platforms, the round trip
 through a separate process that has jax but not this package, and the command line form."""
 
+import os
 import re
+import shlex
 import subprocess
 import sys
 import venv
@@ -172,3 +174,45 @@ def test_linked_module_function_names_are_checked(names):
     texts = [bias_relu().as_stablehlo_text()] * 2
     with pytest.raises(OpError, match="distinct function names"):
         link_stablehlo_modules(texts, names)
+
+
+def _readme_tpu_install_line() -> str:
+    """The pip line of the README's Cloud TPU recipe (run_bias_relu.py's first line)."""
+    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")).read()
+    found = re.search(r"# run_bias_relu\.py: .*?: (pip install .*)$", readme, re.M)
+    assert found, "the README's TPU recipe names no pip line"
+    return found.group(1)
+
+
+def test_loading_an_artifact_needs_flatbuffers_and_the_docs_say_so(tmp_path, capsys):
+    """jax.export.deserialize imports flatbuffers, which jax does not install: the README's TPU recipe and
+    ``python -m backend.export --help`` name it."""
+    assert shlex.split(_readme_tpu_install_line()) == ["pip", "install", "jax[tpu]", "flatbuffers"]
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "pip install 'jax[tpu]' flatbuffers" in " ".join(capsys.readouterr().out.split())
+    out = tmp_path / "b.jaxexport"
+    out.write_bytes(export(bias_relu(), ("cpu",)))
+    load = f"import jax; jax.export.deserialize(bytearray(open({str(out)!r}, 'rb').read()))"
+    blocked = subprocess.run([sys.executable, "-c", "import sys; sys.modules['flatbuffers'] = None; " + load],
+                             capture_output=True, text=True, timeout=120)
+    assert blocked.returncode == 1 and "flatbuffers" in blocked.stderr  # without it, loading fails
+    assert subprocess.run([sys.executable, "-c", load], capture_output=True, timeout=120).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_tpu_recipe_runs_in_a_venv_with_only_what_the_readme_installs(tmp_path):
+    """A fresh venv with the README's pip line (jax's CPU build in place of jax[tpu] off a TPU, at this jax's
+    version), then the README's run_bias_relu.py on an artifact exported here."""
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    packages = shlex.split(_readme_tpu_install_line())[2:]
+    packages = [f"jax=={jax.__version__}" if p == "jax[tpu]" else p for p in packages]
+    subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", *packages], check=True, timeout=900)
+    (tmp_path / "bias_relu.jaxexport").write_bytes(export(bias_relu(), ("tpu", "cpu")))
+    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")).read()
+    script = next(b for b in re.findall(r"^```python\n(.*?)^```", readme, re.S | re.M) if "run_bias_relu.py" in b)
+    proc = subprocess.run([str(env_dir / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "[[0.  1.  0. ]\n [2.5 0.  2. ]]" in proc.stdout, proc.stdout

@@ -1,6 +1,8 @@
 """The differential fuzzer: a bounded seeded search finds no disagreement between the reference and jax,
 a deliberately broken backend is caught, and every disagreement a search found once stays settled."""
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -23,12 +25,27 @@ from conformance.fuzz import (
 )
 
 
+def _known_departure(finding) -> bool:
+    """A finding of the kept XLA departure ``zeta_of_a_huge_power`` (below): Zeta is NaN on XLA where the
+    reference's is +inf because every term q^-x overflows. Which programs a seeded search draws depends on the
+    state of the interpreter it runs in (the modules imported before it), so a bounded search may meet it."""
+    return finding.op == "Zeta" and re.search(r"got np\.float\d+\(nan\), expected np\.float\d+\(inf\)",
+                                              finding.message) is not None
+
+
 def test_bounded_search_finds_no_disagreement():
     report = fuzz(40, seed=0, max_steps=3)
     assert report.programs == 40
     assert len(report.ops) >= 12, report.ops  # drawn from the specs, not a fixed list
     assert max(report.steps) > 1  # chains, not only single ops
-    assert not report.findings, "\n\n".join(f"{f.message}\n{f.reproduction}" for f in report.findings)
+    new = [f for f in report.findings if not _known_departure(f)]
+    assert not new, "\n\n".join(f"{f.message}\n{f.reproduction}" for f in new)
+
+
+def test_the_known_departure_filter_keeps_other_findings():
+    zeta = judge(XLA_DEPARTURES["zeta_of_a_huge_power"], get_backend("reference"), get_backend("jax"))[1]
+    abs_square = judge(XLA_DEPARTURES["abs_of_a_wrapped_square"], get_backend("reference"), get_backend("jax"))[1]
+    assert _known_departure(zeta) and not _known_departure(abs_square)
 
 
 def test_search_is_reproducible():

@@ -1,5 +1,6 @@
 """The pytest plugin runs each case as its own test and reports failures with a reproduction."""
 
+import re
 import subprocess
 import sys
 
@@ -31,3 +32,20 @@ def test_a_crashing_case_fails_alone():
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert "crashed: the worker process killed by signal SIGABRT" in proc.stdout
     assert "1 failed, 5 passed" in proc.stdout or "2 failed, 10 passed" in proc.stdout, proc.stdout[-2000:]
+
+
+def test_the_xfail_and_skip_manifests_apply(tmp_path):
+    xfails, skips = tmp_path / "xfails.txt", tmp_path / "skips.txt"
+    xfails.write_text("Abs/golden/ints   doubles every value\nAbs/golden/complex_infinity_and_nan  passes doubled\n")
+    skips.write_text("Abs/golden/floats   not run here\n")
+    proc = _pytest("--conformance-backend", "tests.test_builder:DOUBLER", "--conformance-ops", "Abs", "-k", "golden",
+                   "--conformance-xfails", str(xfails), "--conformance-skips", str(skips), "-rsxX")
+    ids = [c.id for c in cases_for(specs.get("Abs")) if c.kind == "golden"]
+    assert len(ids) == 16
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert re.search(r"\b10 failed, 2 skipped, (\d+ deselected, )?2 xfailed, 2 xpassed\b", proc.stdout), proc.stdout[-3000:]
+    assert "not run here" in proc.stdout and "doubles every value" in proc.stdout
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Abs/golden\n")
+    proc = _pytest("--conformance-backend", "reference", "--conformance-ops", "Abs", "--conformance-xfails", str(bad))
+    assert proc.returncode == 4 and "has no reason" in proc.stderr, proc.stderr[-2000:]

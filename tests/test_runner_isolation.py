@@ -299,13 +299,13 @@ def test_a_journal_that_is_not_utf8_or_has_a_huge_line_is_a_clear_error(capsys, 
         journal_module.read_journal(str(journal))
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf", "1e9", "soon"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf", "soon"])
 def test_a_timeout_that_is_not_a_positive_finite_number_is_refused(capsys, value):
     with pytest.raises(SystemExit) as info:
         cli.main([*RUN, "--backend", "reference", f"--timeout={value}"])
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "argument --timeout: expected a number of seconds" in err and repr(value) in err
+    assert "argument --timeout:" in err and value in err and "number of seconds" in err and "Traceback" not in err
 
 
 def test_the_isolated_runner_refuses_a_timeout_that_is_not_positive():

@@ -2,7 +2,7 @@
 
 It takes a computation's StableHLO from :func:`backend.export.stablehlo_text` (as any outside
 backend would), compiles it with IREE for the CPU (``llvm-cpu`` target, ``local-task`` driver) and
-runs it with IREE's runtime. Install with ``pip install 'xla-semantics[iree]'``; then
+runs it with IREE's runtime. Install with ``pip install -e '.[iree]'`` (from the checkout); then
 ``python -m conformance run --backend iree`` (the ``xla_semantics.backends`` entry point).
 
 ``execute_batch`` (used by the conformance runner) links a batch of computations into one module of

@@ -321,7 +321,11 @@ def min_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Out
 
 # -- Pow ----------------------------------------------------------------------------------------
 def _exponent(rhs: np.ndarray) -> np.ndarray:
-    """The exponent as XLA reads it: its bit pattern as a signed value (unsigned types too)."""
+    """The exponent as XLA reads it: its bit pattern as a signed value (unsigned types of 8 bits or more too).
+    The sub-byte unsigned types (u1, u2, u4) are widened to u8 first, so their exponent is the plain value:
+    u4 11 ** 9 is 11 ** 9 modulo 16 = 11, not 11 ** -7 = 0."""
+    if etypes.is_unsigned_int(_etype(rhs)) and _bits(rhs) < 8:
+        return _to_bits(rhs).astype(np.int64)
     return _signed_value(_to_bits(rhs), _bits(rhs))
 
 

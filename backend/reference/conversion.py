@@ -84,16 +84,28 @@ def _to_f64(x: Array, dst: PrimitiveType) -> Array:
     return x.astype(np.float64)
 
 
-def _float_to_int(x: Array, dst: PrimitiveType) -> Array:
-    """Truncate toward zero; NaN -> 0; out-of-range values saturate to the type's extremes."""
+def _int_range(dst: PrimitiveType) -> tuple[int, int, float]:
+    """The integer type's minimum, maximum and exclusive upper limit as an exact float (hi + 1: 2**63 for s64,
+    where float(hi) would round up to 2**63 itself and count 2**63 as in range)."""
     signed = etypes.is_signed_int(dst)
     bits = etypes.bit_width(dst)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-    limit = float(hi) + 1.0 if bits < 53 else math.ldexp(1.0, bits - signed)  # exclusive, exact
+    return lo, hi, math.ldexp(1.0, bits - signed)
+
+
+def _outside_int_range(t: Array, dst: PrimitiveType) -> Array:
+    """Where the truncated values ``t`` (f64) are NaN or outside ``dst``'s range."""
+    lo, _, limit = _int_range(dst)
+    return np.isnan(t) | (t >= limit) | (t < lo)
+
+
+def _float_to_int(x: Array, dst: PrimitiveType) -> Array:
+    """Truncate toward zero; NaN -> 0; out-of-range values saturate to the type's extremes."""
+    lo, hi, limit = _int_range(dst)
     with np.errstate(all="ignore"):
         t = np.trunc(x)
     inter = np.uint64 if dst == PrimitiveType.U64 else np.int64
-    safe = np.where(np.isnan(t) | (t >= limit) | (t < lo), 0.0, t).astype(inter)
+    safe = np.where(_outside_int_range(t, dst), 0.0, t).astype(inter)
     out = np.where(t >= limit, np.asarray(hi, inter), np.where(t < lo, np.asarray(lo, inter), safe))
     return out.astype(etypes.etype_to_dtype(dst))
 
@@ -175,8 +187,8 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
     if _is_inexact(src) and etypes.is_int(dst):
         with np.errstate(all="ignore"):
             t = np.trunc(real.astype(np.float64))
-        lo, hi = int_limits(out_dtype)
-        outside = np.isnan(t) | (t < lo) | (t > hi)
+        outside = _outside_int_range(t, dst)
+        lo = _int_range(dst)[0]
         outcomes["float_to_int"] = Allowed(outside, {"indefinite": np.full(operand.shape, lo, out_dtype)})
     if _is_inexact(src) or _is_inexact(dst):
         result = convert_array(operand, dst)

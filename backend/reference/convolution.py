@@ -17,7 +17,12 @@ import numpy as np
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, flushed, nan_in_a_part, non_finite, non_finite_parts
 from backend.reference.elementwise import subnormal_mask, widen
-from backend.reference.linear_algebra import accumulation_may_overflow, finite_magnitude, is_inexact
+from backend.reference.linear_algebra import (
+    accumulation_may_overflow,
+    finite_magnitude,
+    is_inexact,
+    rounded_accumulation,
+)
 from backend.rules.convolution import (
     CONV_OPS,
     ConvArguments,
@@ -151,6 +156,10 @@ def convolution_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray
         table = {"padding_times_non_finite": Allowed(mask, {"zeros": nan}),
                  "accumulation_overflow": Allowed(accumulation_may_overflow(bound, ctx.shape.numpy_dtype()),
                                                   {"non_finite": non_finite})}
+        products = rhs.size // max(rhs.shape[args.dimension_numbers.kernel_output_feature_dimension], 1)
+        rounding = rounded_accumulation(bound, products, ctx.shape.numpy_dtype())
+        if rounding is not None:
+            table["accumulation_rounding"] = rounding
         if args.feature_group_count * args.batch_group_count > 1:
             table["grouped_non_finite"] = Allowed(_grouped_non_finite(lhs, rhs, ctx.shape.dimensions()),
                                                   {"leaked_nan": nan_in_a_part})

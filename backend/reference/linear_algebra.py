@@ -61,6 +61,26 @@ def accumulation_may_overflow(magnitude_sum: np.ndarray, result_dtype: np.dtype)
     return magnitude_sum > float(ml_dtypes.finfo(real).max) * (1 - 2.0 ** -10)
 
 
+def rounded_accumulation(magnitude_sum: np.ndarray, count: int, result_dtype: np.dtype) -> Allowed | None:
+    """``accumulation_rounding``: for a real result type narrower than f32, every element may be the sum of its
+    ``count`` products accumulated in the result type: within ``((1 + u)^(count + 1) - 1) * magnitude_sum`` (the
+    recursive-summation bound, the products' rounding included; u the type's unit roundoff) plus an ulp of the
+    exact result, and finite where that is. None for other types."""
+    if result_dtype.kind == "c" or etypes.bit_width(etypes.dtype_to_etype(result_dtype)) >= 32:
+        return None
+    info = ml_dtypes.finfo(result_dtype)
+    u = float(info.eps) / 2
+    with np.errstate(over="ignore"):
+        bound = np.expm1((count + 1) * np.log1p(u)) * magnitude_sum
+
+    def within(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            a, e = np.asarray(actual).astype(np.float64), np.asarray(expected).astype(np.float64)
+            ulp = np.maximum(np.abs(e), float(info.smallest_normal)) * float(info.eps)
+            return np.isfinite(a) & (np.abs(a - e) <= bound + ulp)
+    return Allowed(np.ones(np.shape(magnitude_sum), bool), {"result_type": within})
+
+
 def is_inexact(dtype: np.dtype) -> bool:
     et = etypes.dtype_to_etype(dtype)
     return etypes.is_float(et) or etypes.is_complex(et)
@@ -81,6 +101,9 @@ def dot_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> dic
         else dot_dimension_numbers(lhs.ndim)
     bound = dot_general_einsum(finite_magnitude(lhs), finite_magnitude(rhs), dn, np.dtype(np.float64))
     table = {"accumulation_overflow": Allowed(accumulation_may_overflow(bound, out), {"non_finite": non_finite})}
+    rounding = rounded_accumulation(bound, int(np.prod([lhs.shape[d] for d in dn.lhs_contracting_dimensions])), out)
+    if rounding is not None:
+        table["accumulation_rounding"] = rounding
 
     def meets(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return dot_general_einsum(x.astype(np.float64), y.astype(np.float64), dn, np.dtype(np.float64)) > 0

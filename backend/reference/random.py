@@ -30,7 +30,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.attribute_types import RandomAlgorithm
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Predicate, none_of
+from backend.reference.allowed import Allowed, Predicate, any_value, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -173,16 +173,17 @@ def rng_bit_generator(ctx: EvaluatorContext, initial_state: np.ndarray) -> tuple
 
 @implementation_defined("RngBitGenerator")
 def rng_bit_generator_outcomes(ctx: EvaluatorContext, initial_state: np.ndarray) -> dict[str, Any]:
-    """RNG_DEFAULT: the backend picks its algorithm (every element, state and bits)."""
-    default = ctx.attr("algorithm") == RandomAlgorithm.RNG_DEFAULT
-    if not default:
-        return {}
+    """Every algorithm: the state and bits are the backend's (the document promises a deterministic function of
+    the initial state, not the same one across backends). RNG_DEFAULT: the backend picks its algorithm."""
+    outcomes = {"bits_and_state": Allowed((np.True_, np.True_), {"any_bits": any_value})}
+    if ctx.attr("algorithm") != RandomAlgorithm.RNG_DEFAULT:
+        return outcomes
     bits = ctx.shape.tuple_shapes()[1]
     three_fry = bit_generator(RandomAlgorithm.RNG_THREE_FRY, initial_state, bits.dimensions(),
                               etypes.bit_width(bits.element_type()))
     if three_fry[0].shape != initial_state.shape:  # THREE_FRY takes a u64[2] state: not an outcome here
-        return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": none_of})}
-    return {"default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
+        return {**outcomes, "default_algorithm": Allowed((np.True_, np.True_), {"three_fry": none_of})}
+    return {**outcomes, "default_algorithm": Allowed((np.True_, np.True_), {"three_fry": tuple(three_fry)})}
 
 
 def _generator(ctx: EvaluatorContext, *params: np.ndarray) -> np.random.Generator:
@@ -218,8 +219,10 @@ def rng_normal(ctx: EvaluatorContext, mu: np.ndarray, sigma: np.ndarray) -> np.n
 
 @implementation_defined("RngUniform")
 def rng_uniform_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) -> dict[str, Allowed]:
-    """Every element's value is the implementation's draw: in [a, b) when a < b (or b itself, rounded
-    up to it), anything otherwise."""
+    """Every element's value is the implementation's draw: in [a, b) when a < b (or, for floating-point types,
+    b itself: a draw rounded to the type may reach it; an integer draw never does), anything otherwise."""
+    rounds = etypes.is_float(etypes.dtype_to_etype(a.dtype))
+
     def in_range(closed: bool) -> Predicate:
         def accepts(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
             if not a < b:
@@ -227,7 +230,7 @@ def rng_uniform_outcomes(ctx: EvaluatorContext, a: np.ndarray, b: np.ndarray) ->
             return (actual >= a) & ((actual <= b) if closed else (actual < b))
         return accepts
     return {"values": Allowed(np.ones(ctx.shape.dimensions(), bool),
-                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(True)})}
+                              {"any_draw": in_range(False), "rounded_up_to_b": in_range(rounds)})}
 
 
 @implementation_defined("RngNormal")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -29,6 +30,11 @@ CASES = [
     ("Min", np.float32([np.nan, 0.0, 1]), np.float32([1, -0.0, 2]), np.float32([np.nan, -0.0, 1])),
     ("Pow", np.int32([3, -1, 2, 5]), np.int32([4, -3, -1, 64]), np.int32([81, -1, 0, 1])),
     ("Pow", np.float64([-0.0, 4.0]), np.float64([-1.0, 0.5]), np.float64([-np.inf, 2.0])),
+    # u4 modulo 16: 11^9 = 11 (11^8 = 1), 3^15 = 27 = 11, 15^8 = (-1)^8 = 1; exponents with the top bit set stay
+    # positive (u4 widens to u8); u8 exponents with the top bit set are negative: 2^128 = 2^-128 = 0, 1^255 = 1
+    ("Pow", np.array([11, 3, 15, 2], ml_dtypes.uint4), np.array([9, 15, 8, 3], ml_dtypes.uint4),
+     np.array([11, 11, 1, 8], ml_dtypes.uint4)),
+    ("Pow", np.uint8([2, 1, 3]), np.uint8([128, 255, 2]), np.uint8([0, 1, 9])),
     ("Atan2", np.float64([-0.0, 1.0]), np.float64([-0.0, 0.0]), np.float64([-np.pi, np.pi / 2])),
     ("And", np.int8([-1, 12]), np.int8([5, 10]), np.int8([5, 8])),
     ("Or", np.array([True, False]), np.array([False, False]), np.array([True, False])),
@@ -123,3 +129,18 @@ def test_complex_pow_zero_part_mask_covers_only_zero_parts_of_finite_results() -
             return [np.complex64([complex(-1, -0.0)])]
     result = run_case(golden, NegativeZeroImaginary())
     assert result.status == IMPL_DEFINED and "complex_zero_sign" in result.message
+
+
+def test_a_negative_base_with_an_integral_exponent_is_a_real_power() -> None:
+    """(-2)^2 = 4 and (-2)^3 = -8: a backend that gives NaN for every negative base (IREE's f32/f64 pow) fails."""
+    from tests.support.cases import FunctionBackend, spec_example_case
+
+    def nan_for_negative_base(lhs, rhs):
+        with np.errstate(invalid="ignore"):
+            return np.where(lhs < 0, np.nan, np.power(lhs, rhs)).astype(lhs.dtype)
+
+    for name in ("negative_base_integral_exponent", "negative_base_integral_exponent_f64"):
+        case = spec_example_case("Pow", name)
+        assert run_case(case, get_backend("reference")).status == PASSED
+        assert run_case(case, get_backend("jax")).status == PASSED
+        assert run_case(case, FunctionBackend("pow_nan", nan_for_negative_base)).status == FAILED

@@ -86,3 +86,18 @@ def test_reduce_precision_constraints():
                     mantissa_bits=2).constraint == "C1"
     assert op_error("ReducePrecision", f32, exponent_bits=0, mantissa_bits=2).constraint == "C2"
     assert op_error("ReducePrecision", f32, exponent_bits=5, mantissa_bits=-1).constraint == "C3"
+
+
+def test_float_to_int_range_ends_at_the_exclusive_limit():
+    """f64 2**63 is one past the s64 maximum (2**63 - 1 is not an f64: it rounds to 2**63), so its conversion is
+    out of range: the float_to_int entry covers it and allows the x86 'integer indefinite' minimum, as IREE gives.
+    -2**63 and 2**62 are in range."""
+    from tests.support.cases import allowed_table
+
+    x = np.array([2.0**63, -(2.0**63), 2.0**62, 1.0e19], np.float64)
+    table = allowed_table("ConvertElementType", {"operand": x}, {"new_element_type": PrimitiveType.S64})
+    entry = table["float_to_int"]
+    assert entry.mask_of(0, x.shape).tolist() == [True, False, False, True]
+    indefinite = entry.outcomes["indefinite"]
+    assert np.asarray(indefinite).tolist()[0] == -(2**63)
+    assert _convert("ConvertElementType", x, PrimitiveType.S64).tolist() == [2**63 - 1, -(2**63), 2**62, 2**63 - 1]

@@ -337,3 +337,15 @@ def test_product_errors_name_the_constraint():
     with pytest.raises(OpError) as e:
         ops.ProductOfElementaryHouseholderReflectors(a, taus)
     assert e.value.constraint == "C4" and e.value.arg == "a"
+
+
+def test_triangular_solve_right_side_with_a_square_b() -> None:
+    """x L = b with a square b: a backend that ignores left_side (solves L x = b) fails."""
+    from conformance.runner import FAILED, PASSED, run_case
+    from tests.support.cases import FunctionBackend, spec_example_case
+
+    case = spec_example_case("TriangularSolve", "lower_right_square_b")
+    assert run_case(case, get_backend("reference")).status == PASSED
+    assert run_case(case, get_backend("jax")).status == PASSED
+    left = FunctionBackend("ignores_left_side", lambda a, b: np.linalg.solve(np.tril(a), b).astype(b.dtype))
+    assert run_case(case, left).status == FAILED

@@ -47,3 +47,35 @@ def test_conformance_golden_and_generated_cases(op):
     # overflowing_products: the kernel's f32 accumulation gives one of the allowed outcomes (NaN)
     bad = [f"{r.case.id}: {r.message}" for r in results if r.status not in (PASSED, IMPL_DEFINED)]
     assert not bad, "\n".join(bad)
+
+
+def test_accumulating_in_a_narrow_result_type_is_allowed_within_the_summation_bound() -> None:
+    """f8e4m3fn has 3 mantissa bits: 1 + 1/16 is a tie that rounds to 1, so adding eight products 1/16 to 1 in the
+    result type (as IREE accumulates f8) stays at 1, while the exact sum 1.5 is representable. The documents leave
+    the accumulation type to the backend: 1 is allowed (within ((1 + 2^-4)^10 - 1) * 1.5 + ulp = 1.44 of 1.5),
+    3 is not."""
+    import ml_dtypes
+
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    from tests.support.cases import FunctionBackend, allowed_table, golden_case
+
+    f8 = ml_dtypes.float8_e4m3fn
+    lhs = np.array([1] + [0.0625] * 8, f8)
+    rhs = np.ones(9, f8)
+    case = golden_case("Dot", {"lhs": lhs, "rhs": rhs}, np.array(1.5, f8))
+    assert "accumulation_rounding" in allowed_table("Dot", case.inputs, {})
+
+    def in_result_type(x, y):
+        total = np.array(0, f8)
+        for a, b in zip(x, y):
+            total = np.array(np.float32(total) + np.float32(np.array(np.float32(a) * np.float32(b), f8)), f8)
+        return total
+
+    assert float(in_result_type(lhs, rhs)) == 1.0
+    assert run_case(case, get_backend("reference")).status == PASSED
+    rounded = run_case(case, FunctionBackend("f8_accumulation", in_result_type))
+    assert rounded.status == IMPL_DEFINED and "result_type" in rounded.message
+    assert run_case(case, FunctionBackend("doubled", lambda x, y: np.array(3.0, f8))).status == FAILED
+    # f32 results keep the spec's tolerance alone: no such entry
+    assert "accumulation_rounding" not in allowed_table("Dot", {"lhs": np.ones(3, np.float32),
+                                                                "rhs": np.ones(3, np.float32)}, {})

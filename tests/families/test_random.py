@@ -170,3 +170,69 @@ def test_uniform_rounding_never_reaches_b():
     """A wide f16 interval whose rounding lands on b for draws near its top: still below b."""
     x = _draw("RngUniform", PrimitiveType.F16, 0.0, 1.0, N, "reference")
     assert x.max() < 1.0
+
+
+def test_rng_uniform_only_floats_may_round_up_to_b() -> None:
+    """An integer draw is never rounded, so b itself is outside [a, b) on every profile (XLA gives exactly 5 on
+    s32 [5, 6)); a float draw rounded to the type may reach b (XLA CPU gives b in one-value f32 intervals)."""
+    import numpy as np
+
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    from tests.support.cases import golden_case
+
+    class ReturnsB:
+        name = "returns_b"
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, computation, arguments):
+            a, b = arguments
+            return [np.full(computation.program_shape().result_shape().dimensions(), b, b.dtype)]
+
+    ints = golden_case("RngUniform", {"a": np.int32(5), "b": np.int32(6)}, np.int32([5, 5, 5, 5]),
+                       {"shape": "s32[4]"}, tag="values")
+    floats = golden_case("RngUniform", {"a": np.float32(1), "b": np.float32(1 + 2**-23)}, np.float32([1, 1]),
+                         {"shape": "f32[2]"}, tag="values")
+    assert run_case(ints, get_backend("reference")).status == PASSED
+    for profile in ("spec", "xla"):
+        assert run_case(ints, ReturnsB(), profile=profile).status == FAILED
+    rounded = run_case(floats, ReturnsB())
+    assert rounded.status == IMPL_DEFINED and "rounded_up_to_b" in rounded.message
+
+
+def test_rng_bit_generator_bits_are_the_backends_under_spec_and_xlas_under_xla() -> None:
+    """The document promises a deterministic function of the initial state, not the same one across backends: other
+    bits (and state) of the right shapes and types are allowed under the spec profile and fail under xla; a wrong
+    type fails under both."""
+    import numpy as np
+
+    import specs
+    from conformance.build import build_case
+    from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+    from tests.support.cases import spec_example_case
+
+    case = spec_example_case("RngBitGenerator", "philox_kat_zero")
+    computation, _ = build_case(specs.get("RngBitGenerator"), case.inputs, case.attrs)
+    assert run_case(case, get_backend("reference")).status == PASSED
+
+    class OtherBits:
+        """The reference's state and bits with a fixed pattern flipped (deterministic, as the document requires),
+        the bits of ``bits_type``."""
+
+        name = "other_bits"
+
+        def __init__(self, bits_type):
+            self.bits_type = bits_type
+
+        def supports(self, computation):
+            return None
+
+        def execute(self, _, arguments):
+            state, bits = get_backend("reference").execute(computation, arguments)
+            return [state ^ np.uint64(1), (bits ^ np.array(0x5A, bits.dtype)).astype(self.bits_type)]
+
+    allowed = run_case(case, OtherBits(np.uint32))
+    assert allowed.status == IMPL_DEFINED and "any_bits" in allowed.message
+    assert run_case(case, OtherBits(np.uint32), profile="xla").status == FAILED
+    assert run_case(case, OtherBits(np.int64)).status == FAILED

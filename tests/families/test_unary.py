@@ -131,3 +131,17 @@ def test_result_types() -> None:
     assert b.get_shape(ops.Sqrt(z)) == Shape.array_shape("c128", [2, 3])
     x = ops.Parameter(b, 1, Shape.array_shape("bf16", [4]), "x")
     assert b.get_shape(ops.IsFinite(x)) == Shape.array_shape("pred", [4])
+
+
+def test_tan_of_tiny_normals_keeps_their_sign() -> None:
+    """tan(x) rounds to x for tiny normals: a backend whose tan of tiny negative arguments is positive (IREE's f32
+    tan) fails."""
+    from backend import get_backend
+    from conformance.runner import FAILED, PASSED, run_case
+    from tests.support.cases import FunctionBackend, spec_example_case
+
+    for name in ("tiny_normals", "tiny_normals_f64"):
+        case = spec_example_case("Tan", name)
+        assert run_case(case, get_backend("reference")).status == PASSED
+        assert run_case(case, get_backend("jax")).status == PASSED
+        assert run_case(case, FunctionBackend("tan_abs", lambda x: np.abs(np.tan(x)))).status == FAILED

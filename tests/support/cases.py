@@ -21,3 +21,24 @@ def allowed_table(op: str, inputs: dict, attrs: dict) -> dict:
     """The implementation-defined entries the reference allows for ``op`` on these inputs, by name."""
     comp, args = build_case(specs.get(op), inputs, attrs)
     return allowed_outcomes(specs.get(op), comp, args)
+
+
+def spec_example_case(op: str, name: str) -> Case:
+    """The golden case of the spec's example ``name`` (its inputs, attributes, expected value and entry)."""
+    example = next(e for e in specs.get(op).examples if e.name == name)
+    return Case(id=f"{op}/golden/{name}", op=op, kind=GOLDEN, inputs=dict(example.inputs), attrs=dict(example.attrs),
+                expected=example.expected, implementation_defined=example.implementation_defined)
+
+
+class FunctionBackend:
+    """A one-op test backend: ``execute`` returns ``[fn(*arguments)]`` (a plausible bug written as NumPy)."""
+
+    def __init__(self, name: str, fn: Any) -> None:
+        self.name = name
+        self.fn = fn
+
+    def supports(self, computation: Any) -> None:
+        return None
+
+    def execute(self, computation: Any, arguments: list[Any]) -> list[Any]:
+        return [self.fn(*arguments)]

@@ -1,0 +1,395 @@
+"""``python -m conformance check-program PROGRAM --backend NAME [--inputs FILE.npz] [--seed S] [--report R.json]``:
+a whole program (StableHLO text or bytecode, or a ``jax.export`` artifact, imported by
+``backend.stablehlo_import``) run on a backend and on the reference with the same inputs.
+
+Each result is judged against the reference's. A program's result carries the rounding of every op before it,
+so an output is judged within the larger of its producing op's spec tolerance and the program tolerance
+(``PROGRAM_RTOL``, relative to the output's largest reference magnitude). When an output differs, every op of the
+entry computation is run alone on the backend with the reference's values of its operands (identical inputs) and
+judged with its spec's tolerance and implementation-defined outcomes, exactly as the suite judges a case; the
+first op that differs is the localised op, and the report prints its one-op reproduction (the op's StableHLO,
+imported and run). Exit status 1 on a difference, 2 on a program that cannot be read or run (or that the backend
+says it does not support: status ``unsupported``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import specs
+from backend import ops
+from backend.backends import get_backend
+from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
+from backend.hlo import etypes
+from backend.hlo.builder import XlaBuilder
+from backend.hlo.graph import Instruction, XlaComputation
+from backend.hlo.shape import Shape
+from conformance.build import REPRODUCTION_IMPORTS, _array_literal
+from conformance.cases import GENERATED, Case
+from conformance.outcomes import SPEC, Mismatch, judge
+from conformance.tolerance import describe_mismatch, mismatch_mask
+from specs.loader import Bound
+
+#: The program tolerance by floating-point element type: relative to the output's largest reference magnitude.
+PROGRAM_RTOL = {"f64": 1e-10, "f32": 1e-4, "f16": 1e-2, "bf16": 5e-2}
+#: Opcodes that move values without computing them: never localised.
+STRUCTURAL = frozenset({"Parameter", "Tuple", "GetTupleElement"})
+PASSED, FAILED, UNSUPPORTED = "passed", "failed", "unsupported"
+#: The most iterations of a loop searched for the op that differs inside it.
+MAX_LOOP_ITERATIONS = 1000
+
+
+@dataclasses.dataclass
+class OpFinding:
+    """The first op whose output differs on the backend given the reference's values of its operands."""
+
+    index: int  # its position in the entry computation
+    name: str  # its instruction name (dot-general.12)
+    opcode: str
+    message: str
+    hlo: str  # the one-op computation's HLO text
+    reproduction: str  # a Python snippet that runs it as printed
+
+
+@dataclasses.dataclass
+class ProgramReport:
+    program: str
+    backend: str
+    status: str
+    outputs: list[dict[str, Any]]
+    ops: int
+    localised: OpFinding | None = None
+    seconds: float = 0.0
+    message: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Programs and inputs
+
+
+def load_program(path: str | Path) -> XlaComputation:
+    """A program file as a computation: StableHLO text (``.mlir``, ``.stablehlo``...), MLIR bytecode or a
+    ``jax.export`` artifact."""
+    from backend.stablehlo_import import import_module
+    data = Path(path).read_bytes()
+    try:
+        source: str | bytes = data.decode("utf-8")
+    except UnicodeDecodeError:
+        source = data
+    return import_module(source, None)
+
+
+def draw_inputs(computation: XlaComputation, seed: int = 0) -> list[Any]:
+    """Inputs drawn from the parameter shapes: normal floats, small non-negative integers, random booleans."""
+    rng = np.random.default_rng(seed)
+    return [_draw(rng, s) for s in computation.program_shape().parameter_shapes()]
+
+
+def _draw(rng: np.random.Generator, shape: Shape) -> Any:
+    if shape.is_tuple():
+        return tuple(_draw(rng, s) for s in shape.tuple_shapes())
+    dims, et = shape.dimensions(), shape.element_type()
+    dtype = etypes.etype_to_dtype(et)
+    if et == etypes.PrimitiveType.PRED:
+        return rng.random(dims) < 0.5
+    if etypes.is_int(et):
+        return rng.integers(0, 4, dims).astype(dtype)
+    if etypes.is_complex(et):
+        return (rng.standard_normal(dims) + 1j * rng.standard_normal(dims)).astype(dtype)
+    return rng.standard_normal(dims).astype(dtype)
+
+
+def load_inputs(path: str | Path, computation: XlaComputation) -> list[Any]:
+    """The ``.npz`` file's arrays, in parameter order: named ``arg0, arg1...`` or in the file's order."""
+    with np.load(path) as data:
+        names = list(data.keys())
+        ordered = [f"arg{i}" for i in range(len(names))]
+        values = [data[n] for n in (ordered if set(ordered) == set(names) else names)]
+    shapes = computation.program_shape().parameter_shapes()
+    if len(values) != len(shapes):
+        raise OpError("check-program", "inputs", f"{path} has {len(values)} arrays, the program takes {len(shapes)}",
+                      "inputs")
+    for i, (v, s) in enumerate(zip(values, shapes)):
+        if s.is_array() and (tuple(v.shape) != tuple(s.dimensions()) or v.dtype != s.numpy_dtype()):
+            raise OpError("check-program", "inputs", f"input {i} is {v.dtype}{list(v.shape)}, the program's "
+                          f"parameter {i} is {s}", "inputs")
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# Every value of the program on the reference
+
+
+def _replay(computation: XlaComputation, root_all: bool) -> tuple[XlaComputation, list[Instruction]]:
+    """The entry computation rebuilt; with ``root_all``, its root a tuple of every instruction's value."""
+    b = XlaBuilder(computation.name)
+    mapped: dict[int, Any] = {}
+    for inst in computation.instructions:
+        mapped[inst.id] = b.add_instruction(inst.opcode, [mapped[o] for o in inst.operands], inst.operand_args,
+                                            inst.attrs, inst.shape)
+    insts = list(computation.instructions)
+    if not root_all:
+        return b.build(mapped[computation.root]), insts
+    return b.build(ops.Tuple(b, [mapped[i.id] for i in insts])), insts
+
+
+def reference_values(computation: XlaComputation, inputs: list[Any]) -> dict[int, Any]:
+    """Every entry instruction's value on the reference, by instruction id."""
+    probe, insts = _replay(computation, root_all=True)
+    values = get_backend("reference").execute(probe, inputs)
+    return {inst.id: v for inst, v in zip(insts, values)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging
+
+
+def _spec(opcode: str) -> Any:
+    try:
+        return specs.get(opcode)
+    except SpecError:
+        return None
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _producer(computation: XlaComputation, inst: Instruction, k: int) -> Instruction:
+    """The instruction that computes output ``k`` (looking through the root Tuple)."""
+    if inst.opcode == "Tuple" and len(inst.operands) > k:
+        return computation.instruction(inst.operands[k])
+    return inst
+
+
+def _program_bound(spec: Any, inst: Instruction, shape: Shape, expected: np.ndarray) -> Any:
+    """The larger of the op's bound and the program tolerance (an absolute bound scaled to the output)."""
+    et = shape.element_type()
+    op_bound = spec.tolerance.for_type(et, inst.attrs) if spec is not None else None
+    name = etypes.short_name(et)
+    if name not in PROGRAM_RTOL or expected.size == 0:
+        return op_bound
+    with np.errstate(all="ignore"):
+        finite = np.abs(expected.astype(np.complex128 if etypes.is_complex(et) else np.float64))
+        finite = finite[np.isfinite(finite)]
+    scale = float(finite.max()) if finite.size else 1.0
+    rtol = PROGRAM_RTOL[name]
+    if op_bound is not None:
+        return Bound(rtol=max(op_bound.rtol, rtol), atol=max(op_bound.atol, rtol * scale))
+    return Bound(rtol=rtol, atol=rtol * scale)
+
+
+def judge_outputs(computation: XlaComputation, got: list[Any], want: list[Any]) -> list[dict[str, Any]]:
+    root = computation.root_instruction
+    shapes = root.shape.leaf_shapes()
+    out = []
+    for k, (g, w, shape) in enumerate(zip(got, want, shapes)):
+        g, w = np.asarray(g), np.asarray(w)
+        inst = _producer(computation, root, k)
+        entry: dict[str, Any] = {"index": k, "op": inst.name, "shape": str(shape)}
+        if g.shape != w.shape or g.dtype != w.dtype:
+            entry.update(status=FAILED, message=f"got {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}")
+        else:
+            bound = _program_bound(_spec(inst.opcode), inst, shape, w) if shape.is_array() else None
+            mask = mismatch_mask(g, w, bound)
+            entry["status"] = FAILED if mask.any() else PASSED
+            if mask.any():
+                entry["message"] = f"{int(mask.sum())} of {mask.size} elements differ: {describe_mismatch(g, w, mask, 3)}"
+        out.append(entry)
+    return out
+
+
+def one_op(computation: XlaComputation, inst: Instruction) -> XlaComputation:
+    """The instruction alone: a parameter per operand, the same attributes and sub-computations."""
+    b = XlaBuilder(inst.opcode.lower())
+    params = [ops.Parameter(b, i, computation.instruction(o).shape, f"p{i}") for i, o in enumerate(inst.operands)]
+    return b.build(b.add_instruction(inst.opcode, params, inst.operand_args, inst.attrs, inst.shape))
+
+
+def judge_op(backend: Any, computation: XlaComputation, inst: Instruction, values: dict[int, Any]) -> str | None:
+    """Why ``inst`` run alone on the backend, on the reference's values of its operands, differs from the
+    reference's value; ``None`` when it conforms (within its tolerance or an allowed outcome)."""
+    comp = one_op(computation, inst)
+    args = [values[o] for o in inst.operands]
+    try:
+        got = _leaves(backend.execute(comp, args))
+    except UnsupportedError:
+        return None  # the backend cannot run it alone (it ran the whole program): nothing to judge
+    except (OpError, ExecutionError) as e:
+        return f"fails alone: {e}"
+    want = [np.asarray(v) for v in _leaves(values[inst.id])]
+    spec = _spec(inst.opcode)
+    mismatches = []
+    for k, (g, w, shape) in enumerate(zip(got, want, inst.shape.leaf_shapes())):
+        g = np.asarray(g)
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"output {k} is {g.dtype}{list(g.shape)}, the reference's {w.dtype}{list(w.shape)}"
+        bound = spec.tolerance.for_type(shape.element_type(), inst.attrs) if spec is not None and shape.is_array() \
+            else None
+        mask = mismatch_mask(g, w, bound)
+        if mask.any():
+            mismatches.append(Mismatch(k, g, w, bound, mask, tuple(np.asarray(x) for x in got)))
+    if not mismatches:
+        return None
+    if spec is None:
+        m = mismatches[0]
+        return f"output {m.index}: {describe_mismatch(m.actual, m.expected, m.mask, 3)}"
+    case = Case(id=f"{inst.opcode}/program/{inst.name}", op=inst.opcode, kind=GENERATED, inputs={}, attrs={})
+    verdict = judge(case, spec, comp, args, mismatches, SPEC)
+    return None if verdict.excused else verdict.message
+
+
+def _value(v: Any) -> Any:
+    """A value as ``_array_literal`` writes it: an array, or a tuple of them."""
+    return tuple(_value(x) for x in v) if isinstance(v, (list, tuple)) else np.asarray(v)
+
+
+def reproduction(computation: XlaComputation, inst: Instruction, values: dict[int, Any], backend: str) -> str:
+    """A snippet that runs the op alone on the backend with the reference's operand values, as printed."""
+    from backend.export import stablehlo_text
+    comp = one_op(computation, inst)
+    args = ", ".join(_array_literal(_value(values[o])) for o in inst.operands)
+    expected = "\n".join(f"# {line}" for line in repr(values[inst.id]).splitlines())
+    try:
+        text = stablehlo_text(comp)
+    except (OpError, UnsupportedError, ExecutionError):
+        text = None
+    lines = [*REPRODUCTION_IMPORTS, "from backend import get_backend"]
+    if text is not None:
+        lines += ["from backend.stablehlo_import import import_module", "",
+                  f"computation = import_module('''{text}''')  # {inst.name}, alone"]
+    else:
+        lines += [f"# {inst.name} alone (HLO text; jax cannot export it):"] + [f"# {line}" for line in
+                                                                             comp.as_hlo_text().splitlines()]
+        return "\n".join(lines)
+    lines += [f"args = [{args}]", f"print(get_backend({backend!r}).execute(computation, args))",
+              "# the reference gives:", expected]
+    return "\n".join(lines)
+
+
+def localise(backend: Any, computation: XlaComputation, values: dict[int, Any], path: str = "") -> OpFinding | None:
+    """The first instruction of ``computation`` whose value on the backend, run alone on the reference's values
+    of its operands, differs; inside a While that differs, the first op of its body that differs in the first
+    iteration where one does (the loop state the reference's)."""
+    for index, inst in enumerate(computation.instructions):
+        if inst.opcode in STRUCTURAL:
+            continue
+        why = judge_op(backend, computation, inst, values)
+        if why is None:
+            continue
+        if inst.opcode == "While":
+            inner = _localise_in_loop(backend, inst, values[inst.operands[0]], f"{path}{inst.name} > ")
+            if inner is not None:
+                return inner
+        return OpFinding(index, f"{path}{inst.name}", inst.opcode, why, one_op(computation, inst).as_hlo_text(),
+                         reproduction(computation, inst, values, backend.name))
+    return None
+
+
+def _localise_in_loop(backend: Any, loop: Instruction, state: Any, path: str) -> OpFinding | None:
+    condition, body = loop.attrs["condition"], loop.attrs["body"]
+    reference = get_backend("reference")
+    for iteration in range(MAX_LOOP_ITERATIONS):
+        state = _value(state)
+        if not bool(np.asarray(reference.execute(condition, [state])[0])):
+            return None
+        body_values = reference_values(body, [state])
+        found = localise(backend, body, body_values, f"{path}iteration {iteration}: ")
+        if found is not None:
+            return found
+        state = body_values[body.root]
+    return None
+
+
+def check_program(computation: XlaComputation, backend: Any, inputs: list[Any], program: str = "") -> ProgramReport:
+    start = time.perf_counter()
+    values = reference_values(computation, inputs)
+    want = _leaves(values[computation.root])
+    try:
+        got = _leaves(backend.execute(computation, inputs))
+    except UnsupportedError as e:  # nothing to judge: the backend says what it cannot run
+        return ProgramReport(program, backend.name, UNSUPPORTED, [], len(computation.instructions),
+                             seconds=round(time.perf_counter() - start, 3), message=str(e))
+    except (OpError, ExecutionError) as e:
+        got, error = None, e
+    if got is not None:
+        outputs = judge_outputs(computation, got, want)
+        failed = any(o["status"] == FAILED for o in outputs)
+    else:
+        outputs = [{"status": FAILED, "message": f"the program does not run: {error}"}]
+        failed = True
+    report = ProgramReport(program, backend.name, FAILED if failed else PASSED, outputs,
+                           len(computation.instructions))
+    if failed:
+        report.localised = localise(backend, computation, values)
+        if report.localised is None:
+            report.message = ("the outputs differ but every op conforms on the reference's inputs to it: the "
+                              "difference accumulates from rounding or outcomes each op is allowed")
+    report.seconds = round(time.perf_counter() - start, 3)
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check-program", help="run a StableHLO program on a backend and the reference; localise the "
+                       "first op that differs")
+    p.add_argument("program", help="StableHLO text or bytecode, or a jax.export artifact")
+    p.add_argument("--backend", default="jax", help="reference, jax, pallas, an entry point, or module:attribute")
+    p.add_argument("--inputs", help="an .npz of the inputs (arg0, arg1... or in parameter order); default: drawn")
+    p.add_argument("--seed", type=int, default=0, help="seed of the drawn inputs")
+    p.add_argument("--report", help="write the JSON report to this path")
+
+
+def text_report(report: ProgramReport) -> str:
+    lines = [f"{report.program}: {report.status} on {report.backend} ({report.ops} instructions, "
+             f"{report.seconds:.2f} s)"]
+    for o in report.outputs:
+        lines.append(f"  output {o.get('index', '?')} ({o.get('op', '')}): {o['status']}"
+                     + (f": {o['message']}" if o.get("message") else ""))
+    if report.localised is not None:
+        f = report.localised
+        lines += [f"first op that differs on identical inputs: {f.name} ({f.opcode}, instruction {f.index})",
+                  f"  {f.message}", "reproduction:", f.reproduction]
+    elif report.message:
+        lines.append(report.message)
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        computation = load_program(args.program)
+        inputs = load_inputs(args.inputs, computation) if args.inputs else draw_inputs(computation, args.seed)
+    except (OSError, OpError, UnsupportedError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        backend = get_backend(args.backend)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        report = check_program(computation, backend, inputs, args.program)
+    except (OpError, UnsupportedError, ExecutionError) as e:  # the reference cannot run it
+        print(f"error: the reference cannot run the program: {e}", file=sys.stderr)
+        return 2
+    print(text_report(report))
+    if args.report:
+        Path(args.report).write_text(json.dumps(report.as_json(), indent=1, default=str))
+    return {PASSED: 0, FAILED: 1}.get(report.status, 2)
