@@ -25,8 +25,8 @@ from conformance import check_program
 from conformance.cases import Case
 from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
-from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError
-from conformance.journal import Journal, read_journal, result_from_record
+from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError, start_backend
+from conformance.journal import Journal, JournalError, read_journal, result_from_record, resume_problem
 from conformance.manifest import XPASS, Manifest, ManifestError, as_xfail, skipped
 from conformance.outcomes import PROFILES, SPEC
 from conformance.progress import RunProgress
@@ -199,7 +199,8 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
     try:
         xfails = Manifest.read(args.xfails) if args.xfails else None
         skips = Manifest.read(args.skips) if args.skips else None
-    except (OSError, ManifestError) as e:
+        done = read_journal(args.resume) if args.resume else {}
+    except (OSError, ManifestError, JournalError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     selected: list[Case] = []
@@ -214,20 +215,28 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
     if not selected:
         print(f"error: 0 cases selected ({_selection_text(args, names)}): nothing to run", file=sys.stderr)
         return 2
-    backend = _backend(args.backend)
+    # the backend is constructed in a worker (its abort or exception cannot end this process), which runs cases next
+    first_worker = None
+    try:
+        if args.no_isolation:
+            backend = _backend(args.backend)
+        elif _missing_extra(args.backend):
+            backend = _backend(args.backend)  # prints how to install it
+        else:
+            backend, first_worker = start_backend(args.backend, args.profile)
+    except WorkerStartError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if backend is None:
         return 2
-    done = read_journal(args.resume) if args.resume else {}
-    other = {r.get("backend") for r in done.values()} - {backend.name}
-    if other:
-        print(f"error: {args.resume} holds results of backend {', '.join(map(str, other))}", file=sys.stderr)
-        return 2
-    other_profiles = {r.get("profile", SPEC) for r in done.values()} - {args.profile}
-    if other_profiles:
-        print(f"error: {args.resume} holds results of profile {', '.join(map(str, other_profiles))}", file=sys.stderr)
+    problem = resume_problem(args.resume, done, backend.name, args.profile, args.seed) if args.resume else None
+    if problem:
+        if first_worker is not None:
+            first_worker.stop()
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     journal_path = args.results or args.resume
-    journal = Journal(journal_path, backend.name, args.profile) if journal_path else None
+    journal = Journal(journal_path, backend.name, args.profile, args.seed) if journal_path else None
     started = datetime.now(UTC)
     start = time.perf_counter()
     results: list[Result] = []
@@ -269,7 +278,7 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
                       backend_spec=args.backend)
         else:
             with IsolatedRunner(args.backend, jobs=args.jobs, timeout=args.timeout, profile=args.profile,
-                                batch_size=args.batch) as runner:
+                                batch_size=args.batch, workers=[first_worker] if first_worker else ()) as runner:
                 runner.run(to_run(), on_result)
     except WorkerStartError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -314,7 +323,7 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
     elif chosen_outcomes_text(report) and not args.verbose:
         print("implementation-defined outcomes chosen: -v lists them (or --report writes them)")
     if interrupted and len(results) < len(selected):  # (after the last result, Ctrl-C lost nothing)
-        path = journal_path or _save_journal(recorded, backend.name, args.profile)
+        path = journal_path or _save_journal(recorded, backend.name, args.profile, args.seed)
         print(f"interrupted after {len(results)} of {len(selected)} cases; the rest run with:\n  "
               f"{_resume_command(argv, path)}", file=sys.stderr)
         return 130
@@ -372,11 +381,11 @@ def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> tuple[li
     return written, "; ".join(errors) + f"; the JSON report is saved in {saved}"
 
 
-def _save_journal(results: list[Result], backend: str, profile: str) -> str:
+def _save_journal(results: list[Result], backend: str, profile: str, seed: int = 0) -> str:
     """Write results to a new journal file (an interrupted run without --results) and return its path."""
     fd, path = tempfile.mkstemp(prefix=f"conformance-{backend}-", suffix=".jsonl")
     os.close(fd)
-    journal = Journal(path, backend, profile)
+    journal = Journal(path, backend, profile, seed)
     for r in results:
         journal.append(r)
     journal.close()
@@ -468,6 +477,8 @@ def _backend(name: str) -> Any:
         print(f"error: {e}", file=sys.stderr)
     except ImportError as e:
         print(f"error: backend {name} cannot be loaded: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # a backend's own constructor
+        print(f"error: the backend '{name}' could not be constructed: {type(e).__name__}: {e}", file=sys.stderr)
     return None
 
 

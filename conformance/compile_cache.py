@@ -8,6 +8,10 @@ more, and the suite's programs take milliseconds each). ``XLA_SEMANTICS_NO_CACHE
 compilation cache directory the user set for jax (``JAX_COMPILATION_CACHE_DIR``) is left as it is.
 When the directory grows past :data:`MAX_BYTES`, the least recently written entries are removed
 down to half of it (jax's own size limit needs the ``filelock`` package).
+
+jax loads the compiled programs it finds there and runs them, so the directory (and the spec cache's above it) is
+used only when it belongs to the current user and no one else can write to it (:func:`specs.cache.private_dir`;
+created with mode 0700): a directory others can write to means running without the cache.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from specs.cache import cache_dir
+from specs.cache import cache_dir, private_dir
 
 #: The size the cache directory may reach before old entries are removed.
 MAX_BYTES = 1 << 30
@@ -32,8 +36,9 @@ def enable_compilation_cache() -> Path | None:
     if base is None:
         return None
     directory = base / "jax"
+    if not (private_dir(base) and private_dir(directory)):  # others could plant compiled code there
+        return None
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         prune(directory)
     except OSError:  # an unwritable cache directory: run without the cache
         return None

@@ -7,6 +7,13 @@ waits for results, and watches each worker: a batch whose worker dies (``os.abor
 ``os._exit``) or sends nothing for longer than the time limit is run again one case at a time; a
 case that kills its worker alone is recorded as ``crashed``, one that runs past the limit alone is
 killed and recorded as ``timed out``. Either way a new worker takes its place and the run goes on.
+
+The backend is constructed only in workers: :func:`start_backend` starts the first one and waits until it has
+loaded the backend, so that a constructor that aborts or raises is a :class:`WorkerStartError` naming the backend
+and how its process ended, never the end of the calling process; the run then takes that worker as its first.
+A worker never outlives the process that started it: it asks the kernel to kill it when its parent dies (Linux,
+``PR_SET_PDEATHSIG``) and, everywhere, a watchdog thread ends it once its parent is gone, so a SIGTERM or SIGKILL
+to the command line leaves no worker running a case.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import collections
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -38,23 +47,54 @@ class WorkerStartError(RuntimeError):
     """A worker could not load the backend: every case would fail the same way, so the run stops."""
 
 
-def _worker_main(conn: Connection, backend_name: str, profile: str) -> None:
+#: Seconds between two checks of the worker's watchdog that its parent is still there.
+_WATCHDOG_PERIOD = 0.5
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """End this worker when the process that started it ends (however it ends): the kernel's parent-death signal
+    where there is one (Linux), and a watchdog thread polling the parent everywhere."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:  # the parent is gone: this process was re-parented
+                os._exit(70)
+            time.sleep(_WATCHDOG_PERIOD)
+
+    if os.getppid() != parent_pid:
+        os._exit(70)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _worker_main(conn: Connection, backend_name: str, profile: str, parent_pid: int | None = None) -> None:
     """The worker's loop: load the backend, then run each batch of cases it is sent until told to stop,
     sending each case's result as soon as it has it."""
+    if parent_pid is not None:
+        _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     import specs
     from backend.backends import get_backend
     from conformance.compile_cache import enable_compilation_cache
-    from conformance.runner import run_batch
+    from conformance.report import backend_info
+    from conformance.runner import clean_text, run_batch
 
     try:
         enable_compilation_cache()
         backend = get_backend(backend_name)
         specs.load_all()  # start-up work, not counted against the first case's time limit
+        info = backend_info(backend)
     except BaseException as e:  # noqa: BLE001 - reported to the parent, which stops the run
-        conn.send(("error", f"{type(e).__name__}: {e}"))
+        conn.send(("error", clean_text(f"{type(e).__name__}: {e}")))
         return
-    conn.send(("ready", None))
+    conn.send(("ready", info))
     while True:
         message = conn.recv()
         if message is None:
@@ -85,8 +125,9 @@ class Worker:
 
     def __init__(self, backend_name: str, profile: str = SPEC) -> None:
         self.conn, child = _CONTEXT.Pipe()
-        self.process = _CONTEXT.Process(target=_worker_main, args=(child, backend_name, profile), daemon=True,
-                                        name="conformance-worker")
+        self.backend_name = backend_name
+        self.process = _CONTEXT.Process(target=_worker_main, args=(child, backend_name, profile, os.getpid()),
+                                        daemon=True, name="conformance-worker")
         self.process.start()
         child.close()
         self.started = time.monotonic()
@@ -94,6 +135,7 @@ class Worker:
         self.task: tuple[dict[int, Case], float] | None = None
         self._pending: list[tuple[int, Case]] | None = None
         self.suite_error: str | None = None  # the traceback of the suite's own code, when it raised in the worker
+        self.backend_info: dict[str, Any] | None = None  # the backend's name, version, ... once it has loaded it
 
     def assign(self, batch: list[tuple[int, Case]]) -> None:
         """Run ``batch`` (index, case pairs) next (sent at once if the worker is ready, else when it is)."""
@@ -128,12 +170,13 @@ class Worker:
         """
         kind, payload = self.conn.recv()
         if kind == "error":
-            raise WorkerStartError(f"the worker could not load the backend: {payload}")
+            raise WorkerStartError(f"the worker could not load the backend '{self.backend_name}': {payload}")
         if kind == "suite_error":  # the worker exits next: its case is recorded with the suite's traceback
             self.suite_error = payload
             raise EOFError(payload)
         if kind == "ready":
             self.ready = True
+            self.backend_info = payload
             if self._pending is not None:
                 self._send_pending()
             return None
@@ -142,6 +185,30 @@ class Worker:
         case = remaining.pop(payload[0])
         self.task = (remaining, time.monotonic()) if remaining else None
         return case, payload
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
+        """Wait until the worker has loaded the backend; the backend's name and info (conformance.report's
+        ``backend_info``). A worker that dies, reports an error or takes longer than ``timeout`` is killed and
+        a WorkerStartError says why."""
+        deadline = time.monotonic() + timeout
+        while not self.ready:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not wait([self.conn, self.process.sentinel], timeout=remaining):
+                self.kill()
+                raise WorkerStartError(f"the backend '{self.backend_name}' did not load within {timeout:g} s")
+            try:
+                self.receive()
+            except (EOFError, OSError):
+                self.process.join(5)
+                exit_text = describe_exit(self.process.exitcode)
+                self.kill()
+                raise WorkerStartError(f"loading the backend '{self.backend_name}' ended its process: the process "
+                                       f"{exit_text} (its constructor or module crashed)") from None
+            except WorkerStartError:
+                self.kill()
+                raise
+        assert self.backend_info is not None
+        return self.backend_info
 
     def stop(self) -> None:
         try:
@@ -158,6 +225,28 @@ class Worker:
         self.conn.close()
 
 
+class LoadedBackend:
+    """What the parent knows of a backend loaded in a worker: its name and its ``info()`` (for the report)."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.name = str(info.get("name"))
+        self._info = info
+
+    def info(self) -> dict[str, Any]:
+        return {k: v for k, v in {**self._info.get("details", {}), **self._info}.items()
+                if k not in ("name", "details")}
+
+
+def start_backend(backend_name: str, profile: str = SPEC, timeout: float = STARTUP_TIMEOUT
+                  ) -> tuple[LoadedBackend, Worker]:
+    """Load ``backend_name`` in a new worker (never in this process): the backend as the parent sees it, and the
+    ready worker, for :class:`IsolatedRunner`'s ``workers``. A WorkerStartError names the backend and what went
+    wrong (an exception in its constructor, its process killed by a signal, a hang past ``timeout``)."""
+    check_profile(profile)
+    worker = Worker(backend_name, profile)
+    return LoadedBackend(worker.wait_ready(timeout)), worker
+
+
 class IsolatedRunner:
     """Runs cases on up to ``jobs`` worker processes for the backend named ``backend_name``, judged
     under ``profile`` (conformance/outcomes.py), ``batch_size`` consecutive cases at a time
@@ -169,14 +258,17 @@ class IsolatedRunner:
     """
 
     def __init__(self, backend_name: str, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+                 profile: str = SPEC, batch_size: int = DEFAULT_BATCH_SIZE, workers: Iterable[Worker] = ()) -> None:
+        """``workers``: ready workers of this backend and profile (:func:`start_backend`'s) the run uses first."""
         check_profile(profile)
+        if not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
         self.backend_name = backend_name
         self.profile = profile
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.timeout = timeout
         self.batch_size = max(1, batch_size)
-        self._idle: list[Worker] = []
+        self._idle: list[Worker] = list(workers)
 
     def run(self, cases: Iterable[Case], progress: Callable[[Result], None] | None = None) -> list[Result]:
         """Every case's result, in the order of ``cases`` (taken lazily, as workers become free)."""

@@ -14,6 +14,11 @@ and lines starting with ``#`` are ignored::
 An entry whose pattern matches no case of the ops a run covers is stale: the run warns about it
 and records it in the JSON report (``manifests``). Entries whose op part is a plain op name the run
 did not cover are not checked, unless no op of that name has a spec (a typo or a removed op): that entry is stale.
+
+A manifest is UTF-8 text of lines of at most :data:`MAX_LINE` characters; anything else is a
+:class:`ManifestError` naming the file and the line. Matching a case looks up its id's prefixes among the
+plain patterns and tries only the globs of its op (and those whose op part is a glob), so a manifest of tens
+of thousands of entries costs about as much per case as a short one.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from conformance.cases import Case
 from conformance.runner import FAILURES, PASSED, Result
 
 _GLOB = re.compile(r"[*?\[]")
+#: The longest line a manifest may hold (characters).
+MAX_LINE = 4096
 #: Statuses a manifest gives: an xfail-listed case that failed (XFAIL) or passed (XPASS), a skip-listed case
 #: that was not run (SKIPPED). The case's own status stays in the report as its ``outcome``.
 XFAIL, XPASS, SKIPPED = "xfail", "xpass", "skipped"
@@ -65,13 +72,25 @@ class Manifest:
 
     @classmethod
     def read(cls, path: str) -> Manifest:
-        with open(path) as f:
-            return cls.parse(f.read(), path)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise ManifestError(f"{path}: cannot read the manifest: {e.strerror or e}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            raise ManifestError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x}); a manifest is UTF-8 "
+                                "lines 'PATTERN REASON'") from None
+        return cls.parse(text, path)
 
     @classmethod
     def parse(cls, text: str, path: str = "<manifest>") -> Manifest:
         entries = []
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text.split("\n"), 1):
+            if len(line) > MAX_LINE:
+                raise ManifestError(f"{path}:{number}: a line of {len(line)} characters (at most {MAX_LINE})")
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
@@ -79,17 +98,49 @@ class Manifest:
             reason = rest[0].strip() if rest else ""
             if not reason:
                 raise ManifestError(f"{path}:{number}: '{pattern}' has no reason (write 'PATTERN REASON')")
+            if not pattern.isprintable() or not reason.replace("\t", " ").isprintable():
+                raise ManifestError(f"{path}:{number}: control characters in '{pattern}' (write 'PATTERN REASON')")
             entries.append(Entry(pattern, reason, number))
         return cls(path, entries)
 
+    def _index(self) -> None:
+        """The entries by how they can match: plain patterns by text, globs by their plain op part, the rest."""
+        self._plain: dict[str, list[int]] = {}
+        self._by_op: dict[str, list[int]] = {}
+        self._wild: list[int] = []
+        for i, entry in enumerate(self.entries):
+            if not _GLOB.search(entry.pattern):
+                self._plain.setdefault(entry.pattern, []).append(i)
+            elif entry.op is not None:
+                self._by_op.setdefault(entry.op, []).append(i)
+            else:
+                self._wild.append(i)
+        self._indexed = len(self.entries)
+        self._any: dict[str | None, re.Pattern[str]] = {}
+
+    def _globs_may_match(self, op: str | None, indices: list[int], case_id: str) -> bool:
+        """Whether any of the globs ``indices`` (those of ``op``, or the wild ones for None) matches ``case_id``:
+        one regular expression for all of them, so that a case no glob matches costs one search."""
+        if op not in self._any:
+            patterns = [self.entries[i].pattern for i in indices]
+            self._any[op] = re.compile("|".join(f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})"
+                                                for p in patterns))
+        return self._any[op].match(case_id) is not None
+
     def match(self, case_id: str) -> Entry | None:
         """The first entry matching ``case_id`` (every matching entry is marked as used)."""
-        found = None
-        for entry in self.entries:
-            if entry.matches(case_id):
-                self.used.add(entry)
-                found = found or entry
-        return found
+        if getattr(self, "_indexed", None) != len(self.entries):
+            self._index()
+        found: list[int] = []
+        parts = case_id.split("/")
+        for k in range(1, len(parts) + 1):  # a plain pattern matches the id or a /-separated prefix of it
+            found += self._plain.get("/".join(parts[:k]), ())
+        for op, globs in ((parts[0], self._by_op.get(parts[0])), (None, self._wild)):
+            if globs and self._globs_may_match(op, globs, case_id):
+                found += (i for i in globs if self.entries[i].matches(case_id))
+        for i in found:
+            self.used.add(self.entries[i])
+        return self.entries[min(found)] if found else None
 
     def note_cases(self, case_ids: Iterable[str]) -> None:
         """Mark the entries matching these ids as used (cases of the run's ops that it did not run)."""

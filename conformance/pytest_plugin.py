@@ -26,6 +26,7 @@ from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner
 from conformance.manifest import Manifest, ManifestError
 from conformance.outcomes import PROFILES, SPEC
 from conformance.runner import FAILURES, IMPL_DEFINED, UNSUPPORTED, Result, run_case
+from conformance.selection import positive_seconds
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -37,7 +38,7 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--conformance-profile", choices=PROFILES, default=SPEC,
                     help="spec (default): allowed implementation-defined outcomes accepted; xla: XLA's behaviour "
                     "required everywhere")
-    group.addoption("--conformance-timeout", type=float, default=DEFAULT_TIMEOUT,
+    group.addoption("--conformance-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT,
                     help=f"seconds one case may run before its worker is killed (default {DEFAULT_TIMEOUT:g})")
     group.addoption("--conformance-no-isolation", action="store_true",
                     help="run the cases in the pytest process (no crash or hang protection)")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from typing import Any
 
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.report import STATUSES
-from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED
+from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED, clean_text
 
 FORMATS = ("text", "md", "junit", "html", "json")
 #: The statuses every scoreboard shows; the manifest ones only when some case has them.
@@ -27,7 +28,8 @@ def render(report: dict[str, Any], fmt: str) -> str:
         raise ValueError(f"unknown format '{fmt}': expected one of {', '.join(FORMATS)}")
     if fmt == "json":
         return json.dumps(report, indent=1) + "\n"
-    return {"text": scoreboard_text, "md": markdown, "junit": junit, "html": html_page}[fmt](report)
+    text = {"text": scoreboard_text, "md": markdown, "junit": junit, "html": html_page}[fmt](report)
+    return text.encode("utf-8", "replace").decode("utf-8")  # a report read from a file may hold lone surrogates
 
 
 def headline(report: dict[str, Any]) -> str:
@@ -78,36 +80,82 @@ def scoreboard_text(report: dict[str, Any]) -> str:
     return "\n".join(lines + ["-" * len(head), row("total", report["totals"])])
 
 
+#: Characters a report value keeps as they are in Markdown; every other one becomes an HTML character reference.
+_MD_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-+=/@%'()?$")
+
+
+def md_text(value: Any, *, multiline: bool = False) -> str:
+    """``value`` as Markdown text that renders as exactly its characters: no HTML, link, emphasis, code or table
+    cell boundary can come from it (each character outside a small safe set is a character reference, except an
+    ``_`` inside a word, which Markdown leaves as it is; control characters and lone surrogates are U+FFFD). With
+    ``multiline``, line breaks stay line breaks (``<br>``)."""
+    def line_text(line: str) -> str:
+        out = []
+        for i, c in enumerate(line):
+            if c in _MD_SAFE or (c == "_" and 0 < i < len(line) - 1 and line[i - 1].isalnum() and line[i - 1].isascii()
+                                 and line[i + 1].isalnum() and line[i + 1].isascii()):
+                out.append(c)
+                continue
+            code = ord(c)
+            if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000:
+                code = 0xFFFD
+            out.append(f"&#{code};")
+        return "".join(out)
+
+    lines = str(value).split("\n") if multiline else [str(value).replace("\n", " ")]
+    return "<br>\n".join(line_text(line) for line in lines)
+
+
+def md_code(value: Any) -> str:
+    """``value`` as inline code: a code span (whose contents Markdown never interprets) when it can hold it, else
+    ``<code>`` around :func:`md_text`."""
+    text = str(value)
+    if text and "`" not in text and "\n" not in text and text.strip() == text and text.isprintable():
+        return f"`{text}`"
+    return f"<code>{md_text(text)}</code>"
+
+
+def md_fence(text: Any, language: str = "") -> list[str]:
+    """A fenced code block holding ``text``: the fence is longer than any run of backticks in it."""
+    text = str(text).encode("utf-8", "replace").decode("utf-8")
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return [fence + language, text, fence]
+
+
 def markdown(report: dict[str, Any]) -> str:
     cols = columns(report)
-    lines = [f"# Conformance: backend `{report['backend']['name']}`, profile `{report['profile']}`", "",
-             headline(report) + ".", "", totals_line(report) + ".", "",
+    lines = [f"# Conformance: backend {md_code(report['backend']['name'])}, profile {md_code(report['profile'])}", "",
+             md_text(headline(report)) + ".", "", md_text(totals_line(report)) + ".", "",
              "| op | cases | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
-    lines += [f"| {op} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
+    lines += [f"| {md_text(op)} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
               for op, o in report["ops"].items()]
     chosen = chosen_outcomes(report)
     if chosen:
         lines += ["", "## Implementation-defined outcomes chosen", "", "| op | id | outcome | cases |",
-                  "|---|---|---|---|"] + [f"| {op} | {key} | {name} | {n} |" for (op, key, name), n in sorted(chosen.items())]
-        lines += [""] + [f"- `{c['id']}`: {c['message']}" for c in report["cases"] if c["status"] == IMPL_DEFINED]
+                  "|---|---|---|---|"] + [f"| {md_text(op)} | {md_text(key)} | {md_text(name)} | {n} |"
+                                          for (op, key, name), n in sorted(chosen.items())]
+        lines += [""] + [f"- {md_code(c['id'])}: {md_text(c['message'])}" for c in report["cases"]
+                         if c["status"] == IMPL_DEFINED]
     xpassed = [c for c in report["cases"] if c["status"] == XPASS]
     if xpassed:
-        lines += ["", "## Passed, but listed as xfail (xpass)", ""] + [f"- `{c['id']}`: {c['reason']}" for c in xpassed]
+        lines += ["", "## Passed, but listed as xfail (xpass)", ""] + [f"- {md_code(c['id'])}: {md_text(c['reason'])}"
+                                                                         for c in xpassed]
     if stale_lines(report):
-        lines += ["", "## Stale manifest entries", ""] + [f"- {line}" for line in stale_lines(report)]
+        lines += ["", "## Stale manifest entries", ""] + [f"- {md_text(line)}" for line in stale_lines(report)]
     failed = [c for c in report["cases"] if c["status"] in FAILURES]
     if failed:
         lines += ["", "## Failures", ""]
         for c in failed:
-            lines += [f"### {c['id']} ({c['status']})", "", c["message"], "", "```python", c.get("reproduction", ""),
-                      "```", ""]
+            lines += [f"### {md_text(c['id'])} ({md_text(c['status'])})", "", md_text(c["message"], multiline=True), "",
+                      *md_fence(c.get("reproduction", ""), "python"), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def junit(report: dict[str, Any]) -> str:
     """JUnit XML: one testsuite per op; failed is a failure, crashed and timed out are errors,
     unsupported / impl-defined / xfail / skipped are skipped (with the status in the message)."""
-    name = report["backend"]["name"]
+    x = clean_text  # XML cannot hold control characters or lone surrogates: a report read from a file may
+    name = x(report["backend"]["name"])
     suites = ET.Element("testsuites", name=f"conformance-{name}-{report['profile']}",
                         tests=str(len(report["cases"])), time=f"{report['seconds']:.3f}")
     by_op: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -115,20 +163,21 @@ def junit(report: dict[str, Any]) -> str:
         by_op[c["op"]].append(c)
     for op, cases in by_op.items():
         n = Counter(c["status"] for c in cases)
-        suite = ET.SubElement(suites, "testsuite", name=op, tests=str(len(cases)), failures=str(n[FAILED]),
+        suite = ET.SubElement(suites, "testsuite", name=x(op), tests=str(len(cases)), failures=str(n[FAILED]),
                               errors=str(n[CRASHED] + n[TIMED_OUT]), time=f"{report['ops'][op]['seconds']:.4f}",
                               skipped=str(sum(n[s] for s in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED))))
         for c in cases:
-            tc = ET.SubElement(suite, "testcase", classname=f"{name}.{op}", name=c["id"], time=f"{c['seconds']:.4f}")
-            message = c["message"][:500]
+            tc = ET.SubElement(suite, "testcase", classname=x(f"{name}.{op}"), name=x(c["id"]),
+                               time=f"{c['seconds']:.4f}")
+            message = x(c["message"][:500])
             if c["status"] == FAILED:
-                ET.SubElement(tc, "failure", message=message).text = c.get("reproduction", "")
+                ET.SubElement(tc, "failure", message=message).text = x(c.get("reproduction", ""))
             elif c["status"] in (CRASHED, TIMED_OUT):
-                ET.SubElement(tc, "error", type=c["status"], message=message).text = c.get("reproduction", "")
+                ET.SubElement(tc, "error", type=c["status"], message=message).text = x(c.get("reproduction", ""))
             elif c["status"] in (UNSUPPORTED, IMPL_DEFINED, XFAIL, SKIPPED):
-                ET.SubElement(tc, "skipped", message=f"{c['status']}: {c.get('reason') or message}"[:500])
+                ET.SubElement(tc, "skipped", message=x(f"{c['status']}: {c.get('reason') or message}"[:500]))
             elif c["status"] == XPASS:
-                ET.SubElement(tc, "system-out").text = f"xpass: listed as xfail ({c['reason']}) but passed"
+                ET.SubElement(tc, "system-out").text = x(f"xpass: listed as xfail ({c['reason']}) but passed")
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 

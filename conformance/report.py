@@ -14,7 +14,17 @@ from typing import Any
 
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.outcomes import SPEC
-from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
+from conformance.runner import (
+    CRASHED,
+    FAILED,
+    FAILURES,
+    IMPL_DEFINED,
+    PASSED,
+    TIMED_OUT,
+    UNSUPPORTED,
+    Result,
+    clean_text,
+)
 from conformance.schema_check import validate
 
 SCHEMA_VERSION = "1.0"
@@ -94,20 +104,21 @@ def backend_info(backend: Any) -> dict[str, Any]:
 
     Keys other than version/platform/device go under ``details``; a failing ``info()`` is recorded there.
     """
-    info: dict[str, Any] = {"name": backend if isinstance(backend, str) else str(getattr(backend, "name", backend)),
+    info: dict[str, Any] = {"name": clean_text(backend if isinstance(backend, str) else getattr(backend, "name", backend)),
                             "version": None, "platform": None, "device": None}
     declared = None if isinstance(backend, str) else getattr(backend, "info", None)
     details: dict[str, Any] = {}
     try:
         declared = declared() if callable(declared) else declared
     except Exception as e:  # a third-party backend's bug must not lose the report
-        declared, details["info_error"] = None, f"{type(e).__name__}: {e}"[:500]
+        declared, details["info_error"] = None, clean_text(f"{type(e).__name__}: {e}"[:500])
     if isinstance(declared, dict):
         for key, value in declared.items():
             if key in ("version", "platform", "device"):
-                info[key] = None if value is None else str(value)
+                info[key] = None if value is None else clean_text(value)
             else:
-                details[str(key)] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+                details[clean_text(key)] = (clean_text(value) if isinstance(value, str) else value
+                                            if value is None or isinstance(value, (int, float, bool)) else clean_text(value))
     if details:
         info["details"] = details
     return info
@@ -147,14 +158,57 @@ def validate_report(report: Any) -> list[str]:
     return validate(report, schema())
 
 
+#: The largest report file read back (bytes): a full run with reproductions is a few MB.
+MAX_REPORT_BYTES = 256 << 20
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number a report holds")
+
+
+def consistency_errors(report: dict[str, Any]) -> list[str]:
+    """What a report that follows the schema may still get wrong, which its readers rely on: each case's op has
+    a summary in ``ops``, and case ids are unique."""
+    errors = []
+    seen: set[str] = set()
+    for i, c in enumerate(report["cases"]):
+        if c["op"] not in report["ops"]:
+            errors.append(f"$.cases[{i}].op: '{c['op']}' has no summary in $.ops")
+        if c["id"] in seen:
+            errors.append(f"$.cases[{i}].id: '{c['id']}' is the id of an earlier case")
+        seen.add(c["id"])
+        if len(errors) > 10:
+            break
+    return errors
+
+
 def load_report(path: str) -> dict[str, Any]:
-    """A report read from ``path`` and checked against the schema, else a ReportError."""
+    """A report read from ``path`` and checked against the schema (and :func:`consistency_errors`), else a
+    ReportError naming the file and what is wrong: unreadable, too large, not UTF-8, not JSON, not a report."""
     try:
-        with open(path) as f:
-            report = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{path}: cannot read a JSON report: {e}") from None
-    errors = validate_report(report)
+        with open(path, "rb") as f:
+            data = f.read(MAX_REPORT_BYTES + 1)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read a JSON report: {e.strerror or e}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, not a report this suite writes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ReportError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x} at offset {e.start})") from None
+    try:
+        report = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}:{e.lineno}:{e.colno}: cannot read a JSON report: {e.msg}") from None
+    except (ValueError, RecursionError) as e:  # NaN/Infinity, a number of thousands of digits, deep nesting
+        raise ReportError(f"{path}: cannot read a JSON report: {type(e).__name__}: {str(e)[:200]}") from None
+    try:
+        errors = validate_report(report)
+        if not errors:
+            errors = consistency_errors(report)
+    except RecursionError:
+        raise ReportError(f"{path}: values nested too deep for a conformance report") from None
     if errors:
         shown = "\n  ".join(errors[:10]) + (f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else "")
         raise ReportError(f"{path} is not a conformance report of schema {SCHEMA_VERSION}:\n  {shown}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,8 +28,28 @@ FAILURES = (FAILED, CRASHED, TIMED_OUT)
 DEFAULT_BATCH_SIZE = 32
 
 
+#: What a message may not hold as it is: lone surrogates (no encoding can write them), control characters other
+#: than tab and newline (terminal escapes; XML cannot hold them) and the non-characters U+FFFE, U+FFFF.
+_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _safe_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return "\ufffd" if code >= 0xD800 else f"\\x{code:02x}"
+
+
+def clean_text(text: Any) -> str:
+    """``text`` as a string every report format can hold: a lone surrogate becomes U+FFFD, a control character
+    (other than tab and newline) its escape ``\\xNN``."""
+    text = text if isinstance(text, str) else str(text)
+    return _UNSAFE_TEXT.sub(_safe_char, text) if _UNSAFE_TEXT.search(text) else text
+
+
 @dataclasses.dataclass
 class Result:
+    """One case's result. Its texts are :func:`clean_text`: a backend's message with a lone surrogate or control
+    characters cannot break the journal, the report, the JUnit XML or the terminal."""
+
     case: Case
     status: str
     message: str = ""
@@ -37,6 +58,11 @@ class Result:
     chosen: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # id -> {outcome: elements}
     outcome: str = ""  # set by an xfail manifest (conformance/manifest.py): the status before it applied
     reason: str = ""  # the xfail or skip manifest entry's reason
+
+    def __post_init__(self) -> None:
+        self.message = clean_text(self.message)
+        self.reproduction = clean_text(self.reproduction)
+        self.reason = clean_text(self.reason)
 
 
 def run_case(case: Case, backend: Any, profile: str = SPEC, backend_spec: str | None = None) -> Result:

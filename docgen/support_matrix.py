@@ -4,6 +4,10 @@ Each cell counts one backend's cases of one op by status (passed, failed, unsupp
 ...) and is colour-coded by the worst of them: ``fail`` (a failed, crashed or timed-out case, or an xpass),
 ``unsupported``, ``impl`` (implementation-defined outcomes, nothing worse), ``pass`` (every case passed),
 ``none`` (the backend's report has no case of the op).
+
+Every value that comes from a report (its backend's name, version, platform and device, its suite, the op names
+it lists, its counts) goes into the page through :func:`conformance.render.md_text`, so a report cannot put HTML,
+a link or a table cell into the page: it shows as the text it is.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.manifest import XPASS
-from conformance.render import headline, totals_line
+from conformance.render import headline, md_text, totals_line
 from conformance.report import load_report
 from conformance.runner import FAILURES, IMPL_DEFINED, PASSED, UNSUPPORTED
 from specs.loader import OpSpec, by_category
@@ -62,7 +66,7 @@ def cell_text(summary: dict[str, Any] | None) -> str:
 
 
 def _cell(summary: dict[str, Any] | None) -> str:
-    return f'<span class="sm-cell sm-{cell_class(summary)}">{cell_text(summary)}</span>'
+    return f'<span class="sm-cell sm-{cell_class(summary)}">{md_text(cell_text(summary))}</span>'
 
 
 def _cell_sample(kind: str) -> str:
@@ -75,7 +79,8 @@ def _backend_rows(reports: dict[str, dict[str, Any]], scoreboards: dict[str, str
         ops = report["options"]["ops"]
         scope = "every op" if ops is None else f"{len(ops)} ops"
         link = f"[scoreboard]({scoreboards[name]})" if name in scoreboards else ""
-        lines.append(f"| **{name}** | {headline(report)}; {scope} | {totals_line(report)} | {link} |")
+        lines.append(f"| **{md_text(name)}** | {md_text(headline(report))}; {scope} | {md_text(totals_line(report))} "
+                     f"| {link} |")
     return lines
 
 
@@ -92,16 +97,17 @@ def render_page(all_specs: dict[str, OpSpec], reports: dict[str, dict[str, Any]]
         return "\n".join(lines + ["No report is committed under `reports/`.", ""])
     lines += ["Colours: " + " ".join(f'{_cell_sample(k)} {text}.' for k, text in LEGEND.items()), ""]
     extra = sorted({op for r in reports.values() for op in r["ops"]} - set(all_specs))
-    names = list(reports)
+    names, shown = list(reports), [md_text(name) for name in reports]
     for category, ops in by_category(all_specs).items():
-        lines += [f"## {category}", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        lines += [f"## {category}", "", "| op | " + " | ".join(shown) + " |", "|---|" + "---|" * len(names)]
         for op in (s.name for s in ops):
             cells = " | ".join(_cell(reports[b]["ops"].get(op)) for b in names)
             lines.append(f"| [{op}]({op_link.format(op=op)}) | {cells} |")
         lines.append("")
     if extra:
-        lines += ["## Ops without a spec", "", "| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        lines += [f"| `{op}` | " + " | ".join(_cell(reports[b]["ops"].get(op)) for b in names) + " |" for op in extra]
+        lines += ["## Ops without a spec", "", "| op | " + " | ".join(shown) + " |", "|---|" + "---|" * len(names)]
+        lines += [f"| <code>{md_text(op)}</code> | " + " | ".join(_cell(reports[b]["ops"].get(op)) for b in names) + " |"
+                  for op in extra]
         lines.append("")
     lines += ["## Backends", "", "What each report ran (a report of some ops leaves the others *not run*; how they were "
               "produced: `reports/README.md`).", "",
@@ -116,7 +122,7 @@ def op_line(op: str, reports: dict[str, dict[str, Any]], *, matrix_link: str = "
     """One op's row of the matrix, as a line for the top of its page."""
     if not reports:
         return f"*Support:* no conformance report is committed ([support matrix]({matrix_link}))."
-    cells = " · ".join(f"{name} {_cell(report['ops'].get(op))}" for name, report in reports.items())
+    cells = " · ".join(f"{md_text(name)} {_cell(report['ops'].get(op))}" for name, report in reports.items())
     return f"*Support* ([matrix]({matrix_link})): {cells}"
 
 

@@ -830,7 +830,25 @@ def _check_arg_keys(ctx: _Ctx, m: _Map, where: str, args: tuple[ArgSpec, ...]) -
 def load_all() -> dict[str, OpSpec]:
     """Every spec under specs/ops, keyed by op name (from the parsed-spec cache when it is current)."""
     paths = sorted(OPS_DIR.glob("*.yaml"))
-    return spec_cache.cached("specs", spec_cache.content_key(paths), lambda: _load_paths(paths))
+    return spec_cache.cached("specs", spec_cache.content_key(paths), lambda: _load_paths(paths), codec=_CODEC,
+                             check=lambda specs: _is_loaded(specs, paths))
+
+
+#: The cache's strict encoding of the model: only these types come back from a cache file.
+_CODEC = spec_cache.Codec(dataclass_types=(OpSpec, ArgSpec, FormArg, CallForm, Example, ErrorExample, Bound,
+                                           Tolerance, ImplementationDefined),
+                          tuple_types=(PerDevice,), constants={"_MISSING": _MISSING})
+
+
+def _is_loaded(specs: Any, paths: list[Path]) -> bool:
+    """Whether a value read from the cache is what :func:`_load_paths` gives for ``paths``: one OpSpec per file,
+    keyed by its name, of a known family (a cache file holding anything else is not used)."""
+    if not isinstance(specs, dict) or len(specs) != len(paths):
+        return False
+    files = set(paths)
+    return all(isinstance(name, str) and isinstance(spec, OpSpec) and spec.name == name and spec.path in files
+               and spec.family in FAMILIES and isinstance(spec.examples, tuple) and isinstance(spec.args, tuple)
+               for name, spec in specs.items()) and {s.path for s in specs.values()} == files
 
 
 def _load_paths(paths: list[Path]) -> dict[str, OpSpec]:

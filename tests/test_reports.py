@@ -389,3 +389,75 @@ def test_every_op_failing_on_iree_is_explained_in_the_doc() -> None:
     doc = (root / "docs" / "iree_differences.md").read_text()
     failing = {c["op"] for c in report["cases"] if c["status"] in ("failed", "crashed", "timed out")}
     assert failing and not {op for op in failing if not re.search(rf"\b{op}\b", doc)}
+
+
+def test_markdown_shows_report_values_as_text(run_report):
+    """Messages, ids and the backend's version are data: no HTML, link or fence break-out in the Markdown."""
+    import html as html_module
+
+    import markdown as markdown_module
+    _, report, _ = run_report
+    report = copy.deepcopy(report)
+    report["backend"]["version"] = "<script>alert(1)</script>"
+    failed = next(c for c in report["cases"] if c["status"] == "failed")
+    failed["message"] = "boom <img src=x onerror=alert(2)>\n[x](javascript:alert(3)) | *y*"
+    failed["reproduction"] = "```\n<script>alert(4)</script>\n```"
+    md = render(report, "md")
+    rendered = markdown_module.markdown(md, extensions=["tables", "fenced_code"])
+    assert "<script" not in rendered and "<img" not in rendered and 'href="javascript' not in rendered
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", rendered))
+    assert "<script>alert(1)</script>" in text and "boom <img src=x onerror=alert(2)>" in text
+    assert "<script>alert(4)</script>" in text
+    assert "| Add | 30 | 9 | 17 | 0 | 0 | 0 | 0 | 2 | 1 | 1 |" in md  # plain values read as they are
+
+
+def test_a_manifest_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
+    path = tmp_path / "xfails.txt"
+    path.write_bytes(b"Add/golden/a  fine\nAdd/golden/b  caf\xe9 latin-1\n")
+    with pytest.raises(ManifestError, match=r"xfails.txt:2: not UTF-8 text \(byte 0xe9\)"):
+        Manifest.read(str(path))
+    assert cli.main(["run", "--ops", "Add", "--backend", "reference", "--no-isolation", "--xfails", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "xfails.txt:2: not UTF-8" in err and "Traceback" not in err
+
+
+def test_a_manifest_line_that_is_huge_or_holds_control_characters_is_a_clear_error():
+    with pytest.raises(ManifestError, match=r"m:2: a line of 5008 characters \(at most 4096\)"):
+        Manifest.parse("Add  ok\n" + "A" * 5000 + "  reason\n", "m")
+    with pytest.raises(ManifestError, match=r"m:1: control characters"):
+        Manifest.parse("Add\x1b[2J  reason\n", "m")
+    assert Manifest.parse("Add\treason\twith a tab\n", "m").entries[0].reason == "reason\twith a tab"
+
+
+def _naive_match(manifest, case_id):
+    found = [e for e in manifest.entries if e.matches(case_id)]
+    return found[0] if found else None, set(found)
+
+
+def test_indexed_manifest_matching_is_the_plain_scan():
+    text = "\n".join(["Add  all of Add", "Add/golden/x  one", "*/golden/x  any op's x", "Add/gol*  glob of Add",
+                      "Neg/golden/x/param  exact", "[AN]*/error  sets", "Pad/golden  other op", "Add/golden/x  again",
+                      "A?d/golden/y  one char", "Add/golden/x/param  deepest"])
+    ids = ["Add/golden/x/param", "Add/golden/y/const", "Neg/golden/x/param", "Neg/error/c1_0", "Pad/golden/z",
+           "Add/error/c2", "Addx/golden/x", "Sub/golden/x/param", "Add"]
+    for case_id in ids:
+        manifest, naive = Manifest.parse(text, "m"), Manifest.parse(text, "m")
+        first, used = _naive_match(naive, case_id)
+        assert manifest.match(case_id) == first, case_id
+        assert manifest.used == used, case_id
+
+
+def test_a_manifest_of_20000_entries_matches_every_case_quickly():
+    import time
+    ids = [f"Op{i % 190}/generated/case{i}/param" for i in range(20000)]
+    lines = [f"{case_id}  listed {i}" for i, case_id in enumerate(ids[:19800])]
+    lines += [f"Op{i}/generated/*{i}/const  glob {i}" for i in range(190)] + [f"*/golden/never{i}  wild" for i in range(10)]
+    start = time.perf_counter()
+    manifest = Manifest.parse("\n".join(lines), "big")
+    matched = sum(manifest.match(case_id) is not None for case_id in ids)
+    manifest.note_cases(ids)
+    stale = manifest.stale([f"Op{i}" for i in range(190)])
+    seconds = time.perf_counter() - start
+    assert len(manifest.entries) == 20000 and matched == 19800
+    assert len(stale) == 200  # the globs (no /const id) and the wild entries match nothing
+    assert seconds < 2.0, f"{seconds:.1f} s for a 20,000-entry manifest"

@@ -7,6 +7,7 @@ below restricts itself to the golden cases of Add and Neg, so that each test tak
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -136,3 +137,179 @@ def test_the_command_line_survives_an_abort(tmp_path):
     _assert_only_target({c["id"]: c for c in json.loads(report.read_text())["cases"]}, CRASHED, "SIGABRT")
     assert 'type="crashed"' in junit.read_text()
     assert "| crashed |" in md.read_text() and f"### {TARGET}" in md.read_text()
+
+
+# -- the run is never lost: odd messages, another seed, signals, a backend that dies loading, bad journals --------
+@pytest.mark.parametrize("isolation", [["--no-isolation"], ["-j", "1"]])
+def test_a_message_with_a_lone_surrogate_or_control_characters_keeps_the_run(capsys, tmp_path, isolation):
+    paths = {fmt: tmp_path / f"r.{fmt}" for fmt in ("xml", "md", "html")}
+    code, out, cases = _run_cli(capsys, tmp_path, "ODD_MESSAGE", "--junit", str(paths["xml"]), "--markdown",
+                                str(paths["md"]), "--html", str(paths["html"]), *isolation)
+    assert code == 1
+    _assert_only_target(cases, FAILED, "RuntimeError: bad \ufffd value\\x01\\x0c\\x1b[31m red <&> \ufffd")
+    assert f"FAILED {TARGET}" in out and "\x1b" not in out
+    root = ET.parse(paths["xml"]).getroot()  # parseable: no control character in the XML
+    failure = root.find(f".//testcase[@name='{TARGET}/param']/failure")
+    assert "bad \ufffd value\\x01" in failure.get("message")
+    assert "&#65533; value" in paths["md"].read_text(encoding="utf-8")
+    assert "red &lt;&amp;&gt;" in paths["html"].read_text(encoding="utf-8")
+
+
+def test_junit_of_a_saved_report_with_control_characters_parses():
+    from conformance.render import render
+    report = {"backend": {"name": "b\x01"}, "profile": "spec", "seconds": 1.0, "ops": {"Add": {"seconds": 0.5}},
+              "cases": [{"id": "Add/golden/x\x02", "op": "Add", "status": "failed", "message": "m\x00\udc80",
+                         "seconds": 0.1, "reproduction": "r\x1b"}]}
+    root = ET.fromstring(render(report, "junit").encode())
+    failure = root.find(".//failure")
+    assert failure.get("message") == "m\\x00\ufffd" and failure.text == "r\\x1b"
+
+
+def test_resume_refuses_a_journal_of_another_seed(capsys, tmp_path):
+    journal = tmp_path / "run.jsonl"
+    base = ["run", "--ops", "Add", "--kinds", "generated", "--backend", "reference", "--no-isolation", "-q"]
+    assert cli.main([*base, "--seed", "1", "--results", str(journal)]) == 0
+    capsys.readouterr()
+    before = journal.read_text()
+    assert cli.main([*base, "--seed", "2", "--resume", str(journal)]) == 2
+    err = capsys.readouterr().err
+    assert "--seed 1, not --seed 2" in err and str(journal) in err
+    assert journal.read_text() == before  # nothing appended
+    assert cli.main([*base, "--seed", "1", "--resume", str(journal)]) == 0  # the same seed resumes
+    # a journal of an earlier version (no seed in its records) cannot tell which inputs its cases had
+    journal.write_text(json.dumps({"id": "Add/golden/same_shape/param", "status": "passed", "backend": "reference"})
+                       + "\n")
+    assert cli.main([*base, "--seed", "0", "--resume", str(journal)]) == 2
+    assert "without the seed" in capsys.readouterr().err
+
+
+def _children(pid):
+    """The pids of the worker processes whose parent is ``pid`` (Linux /proc; not multiprocessing's resource
+    tracker)."""
+    import os
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as f:
+                        command = f.read()
+                except OSError:
+                    continue
+                if b"spawn_main" in command:
+                    out.append(int(entry))
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_a_signal_to_the_command_line_ends_its_busy_workers(tmp_path, sig):
+    import os
+    import signal
+    import time
+    journal = tmp_path / "run.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "conformance", *RUN, "--backend",
+                             "tests.support.misbehaving_backends:HANGS", "-j", "2", "--batch", "1", "-q", "--timeout", "600",
+                             "--results", str(journal)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        workers = []
+        # busy: the other cases are done and both workers sleep in the two hanging cases (param and const)
+        while time.monotonic() < deadline:
+            workers = _children(proc.pid)
+            done = len(journal.read_text().splitlines()) if journal.exists() else 0
+            if workers and done >= len([c for op in ("Add", "Neg") for c in cases_for(specs.get(op))
+                                        if c.kind == "golden"]) - 2:
+                break
+            time.sleep(0.2)
+        assert len(workers) == 2 and proc.poll() is None and time.monotonic() < deadline
+        os.kill(proc.pid, getattr(signal, sig))
+        proc.wait(30)
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [w for w in workers if _alive(w)]
+        for w in left:
+            os.kill(w, signal.SIGKILL)
+        assert not left, f"workers {left} outlived the command line"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("backend,words", [("ABORTS_ON_CONSTRUCTION", "killed by signal SIGABRT"),
+                                           ("RAISES_ON_CONSTRUCTION", "RuntimeError: no device found")])
+def test_a_backend_that_dies_or_raises_while_loading_is_a_clear_error(tmp_path, backend, words):
+    proc = subprocess.run([sys.executable, "-m", "conformance", *RUN, "--backend",
+                           f"tests.support.misbehaving_backends:{backend}", "-j", "2", "--report",
+                           str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert words in proc.stderr and f"misbehaving_backends:{backend}" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_a_constructor_that_raises_without_isolation_is_a_clear_error(capsys):
+    assert cli.main([*RUN, "--backend", "tests.support.misbehaving_backends:RAISES_ON_CONSTRUCTION",
+                     "--no-isolation"]) == 2
+    assert "could not be constructed: RuntimeError: no device found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line,words", [
+    ('{"id": "Add/golden/same_shape/param", "status": "passed", "seconds": "abc"}', "field 'seconds'"),
+    ('{"id": "Add/golden/same_shape/param", "status": "passed", "chosen": [1]}', "field 'chosen'"),
+    ('{"id": ["x"], "status": "passed"}', "field 'id'"),
+    ('{"id": "Add/golden/same_shape/param", "status": "great"}', "field 'status'"),
+    ('{"id": "Add/golden/same_shape/param", "status": "passed", "message": 5}', "field 'message'"),
+    ('{"id": "Add/golden/same_shape/param", "status": "passed", "seed": "0"}', "field 'seed'"),
+    ('{"id": "Add/golden/same_shape/param", "status": "passed", "seconds": NaN}', "field 'seconds'"),
+    ('[1, 2]', "expected a JSON object"),
+    ('{"status": "passed"}', "missing field 'id'"),
+])
+def test_a_journal_line_of_the_wrong_shape_is_a_clear_error(capsys, tmp_path, line, words):
+    journal = tmp_path / "run.jsonl"
+    good = json.dumps({"id": "Add/golden/scalar/param", "status": "passed", "backend": "reference", "seed": 0})
+    journal.write_text(good + "\n" + line + "\n")
+    assert cli.main([*RUN, "--backend", "reference", "--no-isolation", "--resume", str(journal)]) == 2
+    err = capsys.readouterr().err
+    assert f"{journal}:2: " in err and words in err and "Traceback" not in err
+
+
+def test_a_journal_that_is_not_utf8_or_has_a_huge_line_is_a_clear_error(capsys, tmp_path, monkeypatch):
+    from conformance import journal as journal_module
+    journal = tmp_path / "run.jsonl"
+    journal.write_bytes(b'{"id": "Add/golden/x", "status": "passed", "message": "\xff"}\n')
+    assert cli.main([*RUN, "--backend", "reference", "--no-isolation", "--resume", str(journal)]) == 2
+    assert f"{journal}:1: not UTF-8 text (byte 0xff" in capsys.readouterr().err
+    monkeypatch.setattr(journal_module, "MAX_LINE", 100)
+    journal.write_text(json.dumps({"id": "Add/golden/x", "status": "passed", "message": "m" * 200}) + "\n")
+    with pytest.raises(journal_module.JournalError, match=r":1: a line longer than 100 bytes"):
+        journal_module.read_journal(str(journal))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf", "soon"])
+def test_a_timeout_that_is_not_a_positive_finite_number_is_refused(capsys, value):
+    with pytest.raises(SystemExit) as info:
+        cli.main([*RUN, "--backend", "reference", f"--timeout={value}"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --timeout:" in err and value in err and "number of seconds" in err and "Traceback" not in err
+
+
+def test_the_isolated_runner_refuses_a_timeout_that_is_not_positive():
+    from conformance.isolation import IsolatedRunner
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
+            IsolatedRunner("reference", timeout=bad)

@@ -77,6 +77,38 @@ def test_matrix_page_has_a_row_per_op_and_a_column_per_backend():
                     'jax <span class="sm-cell sm-fail">2 passed, 1 failed</span>')
 
 
+_XSS = {"version": "<script>alert(1)</script>", "platform": "[click](javascript:alert(2))",
+        "device": "<img src=x onerror=alert(3)> | `x` *y*"}
+
+
+def _live_html(page: str) -> str:
+    """The HTML Python-Markdown (mkdocs' renderer, with the site's table extension) makes of ``page``."""
+    import markdown
+    return markdown.markdown(page, extensions=["tables", "attr_list"])
+
+
+def test_report_values_cannot_put_html_into_the_support_matrix():
+    """A report is data: its backend version, platform, device and op names show as text, never as markup."""
+    report = fake_report("jax", {"Pad": summary(passed=2), "<script>alert(4)</script>": summary(failed=1)})
+    report["backend"].update(_XSS)
+    reports = {"jax": report}
+    page = support_matrix.render_page(specs.load_all(), reports, scoreboards={"jax": "reports/jax.html"})
+    for text in (page, _live_html(page)):
+        assert "<script" not in text and "<img" not in text and "javascript:alert(2)\">" not in text
+    rendered = _live_html(page)
+    assert 'href="javascript' not in rendered and "<em>y</em>" not in rendered
+    # the values are shown as their characters
+    import html as html_module
+    shown = html_module.unescape(re.sub(r"<[^>]+>", "", rendered))
+    for value in (*_XSS.values(), "<script>alert(4)</script>"):
+        assert value in shown
+    # the row of the backend still has its four cells (a | in a value does not split it)
+    row = next(line for line in page.splitlines() if line.startswith("| **jax**"))
+    assert row.count(" | ") == 3
+    line = support_matrix.op_line("Pad", {"<b>x</b>": report})
+    assert "<b>" not in line and "&#60;b&#62;x" in line
+
+
 def test_links_to_repository_files_are_copied_or_unlinked():
     copied = {"conformance/report_schema.json": "report_schema.json", "docs/report_schema.md": "report_schema.md"}
     text = ("See [the schema](../conformance/report_schema.json), [statuses](report_schema.md#statuses), "

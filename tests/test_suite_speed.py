@@ -105,6 +105,29 @@ def test_the_compilation_cache_goes_under_the_suites_cache_directory(tmp_path, m
             jax.config.update(k, v)
 
 
+def test_the_compilation_cache_is_not_used_in_a_directory_others_can_write(tmp_path, monkeypatch):
+    """jax runs the compiled programs it loads from the cache: a directory others can write is not used."""
+    import jax
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("XLA_SEMANTICS_CACHE_DIR", str(shared))
+    saved = jax.config.jax_compilation_cache_dir
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        assert compile_cache.enable_compilation_cache() is None
+        assert jax.config.jax_compilation_cache_dir is None
+        shared.chmod(0o700)
+        (shared / "jax").mkdir(mode=0o777)
+        (shared / "jax").chmod(0o777)
+        assert compile_cache.enable_compilation_cache() is None
+        (shared / "jax").chmod(0o700)
+        assert compile_cache.enable_compilation_cache() == shared / "jax"
+    finally:
+        jax.config.update("jax_compilation_cache_dir", saved)
+
+
 def test_pruning_removes_the_oldest_entries(tmp_path):
     import os
     for i in range(6):

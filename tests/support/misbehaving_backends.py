@@ -64,6 +64,31 @@ class _ReturnsNone(_Broken):
         return None
 
 
+class _OddMessage(_Broken):
+    """Raises with a message holding a lone surrogate, control characters and a terminal escape."""
+
+    name = "odd-message"
+
+    def misbehave(self) -> Any:
+        raise RuntimeError("bad \udc80 value\x01\x0c\x1b[31m red <&> \ufffe")
+
+
+class _AbortsOnConstruction(ReferenceBackend):
+    """Kills its process in its constructor (a native library that aborts while finding its device)."""
+
+    name = "aborts-on-construction"
+
+    def __init__(self) -> None:
+        os.abort()
+
+
+class _RaisesOnConstruction(ReferenceBackend):
+    name = "raises-on-construction"
+
+    def __init__(self) -> None:
+        raise RuntimeError("no device found")
+
+
 class _SupportsRaises(ReferenceBackend):
     name = "supports-raises"
 
@@ -120,3 +145,7 @@ EXITS = _Exits()
 RETURNS_NONE = _ReturnsNone()
 SUPPORTS_RAISES = _SupportsRaises()
 LOWERING_RAISES = _LoweringRaises()
+ODD_MESSAGE = _OddMessage()
+# classes: get_backend constructs them (in the worker that loads the backend)
+ABORTS_ON_CONSTRUCTION = _AbortsOnConstruction
+RAISES_ON_CONSTRUCTION = _RaisesOnConstruction
