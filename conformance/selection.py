@@ -28,24 +28,23 @@ class SelectionError(ValueError):
 
 
 # -- option types (argparse ``type=``): each rejects a bad value with a message naming it ------------------------
-def positive_int(text: str) -> int:
+def _integer(text: str, minimum: int, too_small: str) -> int:
+    """``text`` as an integer of at least ``minimum``; ``too_small`` says what a smaller one is."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive integer (at least 1)")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{value} {too_small}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _integer(text, 1, "is not a positive integer (at least 1)")
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative")
-    return value
+    return _integer(text, 0, "is negative")
 
 
 def positive_seconds(text: str) -> float:
