@@ -105,6 +105,16 @@ def _diagonally_dominant(m: np.ndarray) -> np.ndarray:
     return (wide + 2 * n * np.eye(n)).astype(m.dtype)
 
 
+def _positive_definite_two_triangles(m: np.ndarray) -> np.ndarray:
+    """A positive-definite matrix P (:func:`_positive_definite`) on and below the diagonal, and P's entries
+    halved above it. Read from its lower triangle it is P; read from its upper one it is the Hermitian
+    (P + diag(P)) / 2, positive definite too (a convex combination of P and its diagonal) but another matrix, so a
+    backend that reads the wrong triangle gives another factor and fails by value (a symmetric input hides it)."""
+    p = _positive_definite(m).astype(np.complex128 if np.iscomplexobj(m) else np.float64)
+    return (np.tril(p) + 0.5 * np.triu(p, 1)).astype(m.dtype)
+
+
 #: Matrix structures a generator's value hint may ask for (``structure: name``), applied to each
 #: matrix of the two minor dimensions of random values.
-MATRIX_STRUCTURES = {"positive_definite": _positive_definite, "diagonally_dominant": _diagonally_dominant}
+MATRIX_STRUCTURES = {"positive_definite": _positive_definite, "diagonally_dominant": _diagonally_dominant,
+                     "positive_definite_two_triangles": _positive_definite_two_triangles}

@@ -114,7 +114,7 @@ DEVICES: dict[str, FieldType] = {"replicas": COUNT, "partitions": COUNT}
 BOUND: dict[str, FieldType] = {"rtol": TOLERANCE_BOUND, "atol": TOLERANCE_BOUND, "log2_scale": STR}
 #: A generated operand's value hint: numbers (min, max, scale), special_values: false, or a matrix
 #: structure's name (``structure``, one of conformance.values.MATRIX_STRUCTURES).
-MATRIX_STRUCTURES = ("positive_definite", "diagonally_dominant")
+MATRIX_STRUCTURES = ("positive_definite", "diagonally_dominant", "positive_definite_two_triangles")
 _MIN_MAX = MappingOf(OneOf(NUMBER, BOOL, FieldType(f"a matrix structure ({', '.join(MATRIX_STRUCTURES)})",
                                                     lambda v: v in MATRIX_STRUCTURES)))
 GENERATOR: dict[str, FieldType] = {

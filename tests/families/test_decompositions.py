@@ -349,3 +349,32 @@ def test_triangular_solve_right_side_with_a_square_b() -> None:
     assert run_case(case, get_backend("jax")).status == PASSED
     left = FunctionBackend("ignores_left_side", lambda a, b: np.linalg.solve(np.tril(a), b).astype(b.dtype))
     assert run_case(case, left).status == FAILED
+
+
+def test_cholesky_generated_inputs_tell_the_triangles_apart() -> None:
+    """The generated Cholesky inputs hold P below the diagonal and P's entries halved above it: both triangles
+    describe positive-definite matrices, but different ones, so a backend that factors the wrong triangle fails
+    (a symmetric input would hide it)."""
+    from conformance.generate import generated_cases
+    from conformance.runner import FAILED, PASSED, run_case
+    from tests.support.cases import FunctionBackend
+
+    m = np.random.default_rng(3).uniform(-1, 1, (4, 4))
+    two = MATRIX_STRUCTURES["positive_definite_two_triangles"](m)
+    lower = np.tril(two) + np.conj(np.tril(two, -1)).T
+    upper = np.triu(two) + np.conj(np.triu(two, 1)).T
+    assert np.all(np.linalg.eigvalsh(lower) > 0) and np.all(np.linalg.eigvalsh(upper) > 0)
+    assert not np.allclose(lower, upper)
+
+    def wrong_triangle(a):
+        """Cholesky of the Hermitian matrix of the triangle *not* named by the case (lower=True reads the upper)."""
+        wide = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
+        upper_h = np.triu(wide) + np.conj(np.swapaxes(np.triu(wide, 1), -1, -2))
+        return np.linalg.cholesky(upper_h).astype(a.dtype)
+
+    cases = [c for c in generated_cases(specs.get("Cholesky")) if c.attrs.get("lower") and "f64" in c.id
+             and c.inputs["a"].shape[-1] > 1]
+    assert cases
+    for case in cases[:3]:
+        assert run_case(case, get_backend("reference")).status == PASSED
+        assert run_case(case, FunctionBackend("wrong_triangle", wrong_triangle)).status == FAILED, case.id
