@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import os
 import re
 from collections.abc import Iterable
 
@@ -48,6 +49,8 @@ class Entry:
     pattern: str
     reason: str
     line: int
+    #: The file the entry is written in, when another manifest includes it ("" for the manifest's own lines).
+    file: str = ""
 
     def matches(self, case_id: str) -> bool:
         return fnmatch.fnmatchcase(case_id, self.pattern) or fnmatch.fnmatchcase(case_id, self.pattern + "/*")
@@ -59,7 +62,10 @@ class Entry:
         return None if _GLOB.search(head) else head
 
     def record(self) -> dict[str, object]:
-        return {"pattern": self.pattern, "reason": self.reason, "line": self.line}
+        out: dict[str, object] = {"pattern": self.pattern, "reason": self.reason, "line": self.line}
+        if self.file:
+            out["file"] = self.file
+        return out
 
 
 class Manifest:
@@ -71,7 +77,19 @@ class Manifest:
         self.used: set[Entry] = set()
 
     @classmethod
-    def read(cls, path: str) -> Manifest:
+    def _included(cls, line: str, path: str, number: int, including: tuple[str, ...]) -> list[Entry]:
+        directive, _, name = line.partition(" ")
+        if directive != "%include" or not name.strip():
+            raise ManifestError(f"{path}:{number}: '{line}' is not a directive ('%include FILE' is the only one)")
+        target = os.path.normpath(os.path.join(os.path.dirname(path), name.strip()))
+        if target in including or target == os.path.normpath(path):
+            raise ManifestError(f"{path}:{number}: '%include {name.strip()}' includes itself (through "
+                                f"{' -> '.join((*including, path))})")
+        included = cls.read(target, (*including, os.path.normpath(path)))
+        return [dataclasses.replace(e, file=e.file or target) for e in included.entries]
+
+    @classmethod
+    def read(cls, path: str, _including: tuple[str, ...] = ()) -> Manifest:
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -83,16 +101,21 @@ class Manifest:
             line = data.count(b"\n", 0, e.start) + 1
             raise ManifestError(f"{path}:{line}: not UTF-8 text (byte {data[e.start]:#04x}); a manifest is UTF-8 "
                                 "lines 'PATTERN REASON'") from None
-        return cls.parse(text, path)
+        return cls.parse(text, path, _including)
 
     @classmethod
-    def parse(cls, text: str, path: str = "<manifest>") -> Manifest:
+    def parse(cls, text: str, path: str = "<manifest>", _including: tuple[str, ...] = ()) -> Manifest:
+        """The entries of ``text``; a line ``%include FILE`` adds FILE's entries (FILE relative to ``path``'s
+        folder: a manifest of departures several backends share, included by each backend's own manifest)."""
         entries = []
         for number, line in enumerate(text.split("\n"), 1):
             if len(line) > MAX_LINE:
                 raise ManifestError(f"{path}:{number}: a line of {len(line)} characters (at most {MAX_LINE})")
             line = line.strip()
             if not line or line.startswith("#"):
+                continue
+            if line.startswith("%"):
+                entries.extend(cls._included(line, path, number, _including))
                 continue
             pattern, *rest = re.split(r"\s+", line, maxsplit=1)
             reason = rest[0].strip() if rest else ""
@@ -160,7 +183,7 @@ class Manifest:
                 "stale": [e.record() for e in self.stale(ops, known)]}
 
     def warnings(self, kind: str, ops: Iterable[str], known: Iterable[str] | None = None) -> list[str]:
-        return [f"warning: {kind} {self.path}:{e.line}: '{e.pattern}' matches no case (stale entry; remove it)"
+        return [f"warning: {kind} {e.file or self.path}:{e.line}: '{e.pattern}' matches no case (stale entry; remove it)"
                 for e in self.stale(ops, known)]
 
 

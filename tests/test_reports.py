@@ -461,3 +461,34 @@ def test_a_manifest_of_20000_entries_matches_every_case_quickly():
     assert len(manifest.entries) == 20000 and matched == 19800
     assert len(stale) == 200  # the globs (no /const id) and the wild entries match nothing
     assert seconds < 2.0, f"{seconds:.1f} s for a 20,000-entry manifest"
+
+
+def test_a_manifest_includes_the_departures_several_backends_share(tmp_path):
+    """`%include FILE` (relative to the including manifest) adds FILE's entries, each remembering its file: jax.txt
+    includes xla_algorithms.txt, the departures of XLA's algorithms every backend compiled from jax's lowering shares;
+    an include cycle, an unknown directive and a missing file are clear errors."""
+    from conformance.manifest import Manifest, ManifestError
+
+    jax = Manifest.read("conformance/known_failures/jax.txt")
+    shared = [e for e in jax.entries if e.file.endswith("xla_algorithms.txt")]
+    assert {e.pattern for e in shared} == {"RandomGammaGrad/golden/far_below_the_mode/param",
+                                          "RandomGammaGrad/golden/far_below_the_mode/const"}
+    assert jax.match("RandomGammaGrad/golden/far_below_the_mode/param") is not None
+    assert jax.match("Sign/generated/c64/c64?2,1,3?/const") is not None  # jax's own entries stay
+    (tmp_path / "shared.txt").write_text("Neg/golden/x  shared reason\n")
+    (tmp_path / "own.txt").write_text("Abs/golden/y  own reason\n%include shared.txt\n")
+    own = Manifest.read(str(tmp_path / "own.txt"))
+    assert [(e.pattern, e.file.endswith("shared.txt"), e.line) for e in own.entries] == \
+        [("Abs/golden/y", False, 1), ("Neg/golden/x", True, 1)]
+    stale = own.warnings("xfail", ["Abs", "Neg"])
+    assert any("shared.txt:1: 'Neg/golden/x'" in w for w in stale) and any("own.txt:1" in w for w in stale)
+    (tmp_path / "a.txt").write_text("%include b.txt\n")
+    (tmp_path / "b.txt").write_text("%include a.txt\n")
+    with pytest.raises(ManifestError, match="includes itself"):
+        Manifest.read(str(tmp_path / "a.txt"))
+    (tmp_path / "c.txt").write_text("%import d.txt\n")
+    with pytest.raises(ManifestError, match=r"c.txt:1: '%import d.txt' is not a directive"):
+        Manifest.read(str(tmp_path / "c.txt"))
+    (tmp_path / "e.txt").write_text("%include missing.txt\n")
+    with pytest.raises(ManifestError, match="missing.txt: cannot read the manifest"):
+        Manifest.read(str(tmp_path / "e.txt"))
