@@ -13,6 +13,7 @@ import shlex
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -271,6 +272,9 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
         progress.add(result)
 
     interrupted = False
+    # kill PID (SIGTERM) stops the run as Ctrl-C does: the partial summary, the reports, the --resume command
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler) \
+        if threading.current_thread() is threading.main_thread() else None
     try:
         if args.no_isolation:
             enable_compilation_cache()
@@ -286,6 +290,8 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
     except KeyboardInterrupt:
         interrupted = True
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         progress.finish()
         if journal:
             journal.close()

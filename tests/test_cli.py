@@ -247,9 +247,10 @@ def test_fuzz_without_hypothesis_says_how_to_install_it(capsys, monkeypatch):
     assert err.strip() == "error: fuzz needs hypothesis, which the test extra installs: pip install -e '.[test]'"
 
 
-def test_ctrl_c_on_a_real_run_with_workers(tmp_path):
-    """SIGINT to ``python -m conformance run`` (worker processes, no --results) while a case hangs: exit 130, the
-    partial summary and the --resume command, no traceback."""
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_on_a_real_run_with_workers(tmp_path, signal_name):
+    """SIGINT (Ctrl-C) or SIGTERM (kill PID) to ``python -m conformance run`` (worker processes, no --results) while a
+    case hangs: exit 130, the partial summary and the --resume command, no traceback."""
     import signal
     import time
 
@@ -260,7 +261,7 @@ def test_ctrl_c_on_a_real_run_with_workers(tmp_path):
     first = proc.stdout.readline()  # Abs is done; Neg's scalar case hangs
     assert "Abs" in first, first + proc.stderr.read()
     time.sleep(1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signal_name))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err and re.search(r"^Abs\s+16\s+16\b", out, re.M), out + err
