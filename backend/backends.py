@@ -17,7 +17,7 @@ ENTRY_POINT_GROUP = "xla_semantics.backends"
 
 _BUILTIN: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
-_builtins_added: list[bool] = []
+_builtins_added = False
 
 
 def register_backend(name: str, factory: Callable[[], Backend]) -> None:
@@ -28,6 +28,7 @@ def register_backend(name: str, factory: Callable[[], Backend]) -> None:
 
 
 def _builtin_factories() -> None:
+    global _builtins_added
     if _builtins_added:
         return
 
@@ -45,7 +46,7 @@ def _builtin_factories() -> None:
 
     for name, factory in (("reference", reference), ("jax", jax_backend), ("pallas", pallas)):
         _BUILTIN.setdefault(name, factory)  # a user's registration of the same name wins
-    _builtins_added.append(True)
+    _builtins_added = True
 
 
 def available_backends() -> list[str]:

@@ -951,11 +951,16 @@ def _orgqr(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
     return [ops.ProductOfElementaryHouseholderReflectors(operands[0], operands[1])]
 
 
-@lapack("syevd", "heevd")
-def _syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
-    eigh = ops.Eigh(operands[0], _config(ctx, "uplo", ord("L")) == ord("L"))
+def _eigh(ctx: _Context, a: XlaOp, lower: bool) -> list[XlaOp]:
+    """(v, w, info) of syevd/heevd (LAPACK's and cuSOLVER's)."""
+    eigh = ops.Eigh(a, lower)
     v, w = ops.GetTupleElement(eigh, 0), ops.GetTupleElement(eigh, 1)
     return [v, w, _info(ctx, w, 2)]
+
+
+@lapack("syevd", "heevd")
+def _syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
+    return _eigh(ctx, operands[0], _config(ctx, "uplo", ord("L")) == ord("L"))
 
 
 @lapack("gesdd")
@@ -992,9 +997,7 @@ def _cusolver_orgqr(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 
 @lapack("cusolver_syevd")
 def _cusolver_syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
-    eigh = ops.Eigh(operands[0], _flag(ctx, "lower", True))
-    v, w = ops.GetTupleElement(eigh, 0), ops.GetTupleElement(eigh, 1)
-    return [v, w, _info(ctx, w, 2)]
+    return _eigh(ctx, operands[0], _flag(ctx, "lower", True))
 
 
 @lapack("cusolver_gesvdj")

@@ -265,3 +265,19 @@ print(out[0].tolist(), "jax" in sys.modules and sys.modules["jax"] is not None)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[0.0,", "0.0,", "0.0]", "False"]
+
+
+def test_the_facade_declares_for_static_tools_what_it_exports():
+    """backend/__init__.py names each public name twice: in _EXPORTS (the lazy import) and under TYPE_CHECKING (for
+    IDEs and type checkers); the two agree, and each name comes from the module _EXPORTS says."""
+    import backend
+
+    tree = ast.parse((ROOT / "backend" / "__init__.py").read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    declared = {}
+    for node in ast.walk(block):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("backend"):
+            for alias in node.names:
+                declared[alias.asname or alias.name] = node.module
+    declared.pop("ops", None)
+    assert declared == backend._EXPORTS

@@ -10,7 +10,7 @@ from typing import Any
 from backend.errors import OpError
 from backend.hlo import attributes
 from backend.hlo.attribute_types import OpMetadata, OpSharding
-from backend.hlo.graph import Instruction, ProgramShape, XlaComputation, XlaOp, hlo_opcode, next_id
+from backend.hlo.graph import Instruction, ProgramShape, XlaComputation, XlaOp, hlo_opcode, next_id, reaches
 from backend.hlo.shape import Shape
 
 
@@ -82,16 +82,7 @@ class XlaBuilder:
     def is_constant(self, op: XlaOp) -> bool:
         """Whether ``op``'s value depends on no parameter (it could be computed while building)."""
         self._check_owned(op)
-        pending, seen = [op.id], set()
-        while pending:
-            inst = self._instructions[pending.pop()]
-            if inst.opcode == "Parameter":
-                return False
-            for operand in inst.operands:
-                if operand not in seen:
-                    seen.add(operand)
-                    pending.append(operand)
-        return True
+        return not reaches(self._instructions.__getitem__, op.id, lambda inst: inst.opcode == "Parameter")
 
     def set_op_metadata(self, metadata: OpMetadata) -> None:
         """Attach ``metadata`` (an OpMetadata: op_type, op_name, source_file, source_line) to every op added

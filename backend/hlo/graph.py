@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -235,6 +236,21 @@ def hlo_opcode(op: str) -> str:
             out += "-"
         out += ch.lower()
     return out
+
+
+def reaches(instruction: Callable[[int], Instruction], start: int, found: Callable[[Instruction], bool]) -> bool:
+    """Whether ``found`` holds for the instruction ``start`` or any instruction its value is computed from
+    (``instruction`` looks an id up; iterative, so any depth)."""
+    pending, seen = [start], {start}
+    while pending:
+        current = instruction(pending.pop())
+        if found(current):
+            return True
+        for operand in current.operands:
+            if operand not in seen:
+                seen.add(operand)
+                pending.append(operand)
+    return False
 
 
 class StableHloExporter(Protocol):

@@ -14,7 +14,7 @@ from typing import Any
 import specs
 from backend.errors import SpecError
 from backend.hlo import etypes
-from backend.hlo.graph import Instruction, XlaComputation
+from backend.hlo.graph import Instruction, XlaComputation, reaches
 from backend.hlo.shape import Shape
 from specs.loader import COLLECTIVES
 
@@ -131,16 +131,7 @@ def _is_collective(opcode: str) -> bool:
 
 def _depends_on_device_id(computation: XlaComputation, inst: Instruction) -> bool:
     """Whether ``inst``'s value in ``computation`` is computed from a ReplicaId or a PartitionId (there)."""
-    pending, seen = [inst.id], set()
-    while pending:
-        current = computation.instruction(pending.pop())
-        if current.opcode in DEVICE_ID_OPCODES:
-            return True
-        for operand in current.operands:
-            if operand not in seen:
-                seen.add(operand)
-                pending.append(operand)
-    return False
+    return reaches(computation.instruction, inst.id, lambda current: current.opcode in DEVICE_ID_OPCODES)
 
 
 def _first_collective(computations: list[XlaComputation]) -> Instruction | None:
