@@ -8,15 +8,18 @@ import io
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 from backend import get_backend
 from backend.backends import register_backend
+from backend.jax_backend import LOWERINGS
 from conformance.check_program import check_program, load_inputs, load_program, text_report
 from conformance.programs import names, paths
 from conformance.programs.sources import PROGRAMS
 from tests.support.mutant_backends import Mutant, mutant_backend
 
-CORPUS = ["attention", "conv", "linalg", "lstm", "mlp", "sampling"]
+CORPUS = ["attention", "conv", "fft_conv", "linalg", "lstm", "mlp", "random_rbg", "resnet_block", "sampling",
+          "transformer_grad"]
 
 
 def _program(name):
@@ -29,6 +32,22 @@ def _tanh_rational(ctx, x, *rest):
     return x / (1 + jnp.abs(x))  # a cheap "tanh": a sigmoid-shaped rational function
 
 
+def _rsqrt_high(ctx, x):
+    return lax.rsqrt(x) * 1.01
+
+
+def _srl_one_more(ctx, lhs, rhs):
+    return lax.shift_right_logical(lhs, rhs + jnp.ones_like(rhs))
+
+
+def _fft_scaled(ctx, x):
+    return LOWERINGS.get("Fft")(ctx, x) * 1.01
+
+
+def _max_as_min(ctx, lhs, rhs):
+    return LOWERINGS.get("Min")(ctx, lhs, rhs)
+
+
 #: Per program, the backend with one wrong op, the op it breaks, and where it is found.
 BROKEN = {
     "mlp": ("sub_swapped", "Sub", ""),
@@ -37,6 +56,11 @@ BROKEN = {
     "lstm": (Mutant("tanh_rational", "Tanh", "tanh(x) as x / (1 + |x|)", _tanh_rational), "Tanh", "while."),
     "sampling": ("srl_arithmetic", "ShiftRightLogical", "while."),  # inside the threefry loop
     "linalg": ("iota_from_one", "Iota", ""),
+    "transformer_grad": (Mutant("rsqrt_high", "Rsqrt", "rsqrt 1% high", _rsqrt_high), "Rsqrt", ""),
+    "random_rbg": (Mutant("srl_one_more", "ShiftRightLogical", "shifts one bit more", _srl_one_more),
+                   "ShiftRightLogical", ""),
+    "fft_conv": (Mutant("fft_scaled", "Fft", "every transform 1% large", _fft_scaled), "Fft", ""),
+    "resnet_block": (Mutant("max_as_min", "Max", "Max computes Min", _max_as_min), "Max", ""),
 }
 
 
