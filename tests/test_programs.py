@@ -14,9 +14,15 @@ import numpy as np
 import pytest
 
 from backend import get_backend
+from conformance.cases import program_case
 from conformance.check_program import check_program, load_inputs, load_program, text_report
+from conformance.cli import main
 from conformance.programs import names, paths
 from conformance.programs.sources import PROGRAMS
+from conformance.render import render
+from conformance.report import build_report, load_report, validate_report
+from conformance.runner import run_cases
+from conformance.selection import KINDS
 from tests.support.program_mutants import BROKEN, spec
 
 CORPUS = ["attention", "conv", "fft_conv", "linalg", "lstm", "mlp", "random_rbg", "resnet_block", "sampling",
@@ -115,3 +121,44 @@ def test_every_reproduction_runs_as_printed_in_a_fresh_interpreter():
     for name, (shown, reference) in printed.items():
         assert shown.startswith("[") and shown.strip() != reference, (name, shown[:300], reference[:300])
     assert all(seconds < 60 for _, seconds in LOCALISED.values()), LOCALISED
+
+
+def test_conformance_run_runs_the_corpus_as_program_cases(tmp_path, capsys):
+    report_path, md, html_path = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "r.html"
+    code = main(["run", "--backend", "reference", "--kinds", "program", "--no-isolation", "-q", "--report",
+                 str(report_path), "--markdown", str(md), "--html", str(html_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    report = load_report(str(report_path))
+    assert [c["id"] for c in report["cases"]] == [f"program/{n}" for n in CORPUS]
+    assert report["totals"] == {"passed": len(CORPUS)} and report["ops"]["program"]["cases"] == len(CORPUS)
+    assert all(c["kind"] == "program" and c["program"]["outputs"] for c in report["cases"])
+    assert "programs:\n  attention: passed (" in out
+    assert "| transformer_grad | passed |" in md.read_text()
+    assert html_path.read_text().count("<tr class='ok'><td>") >= len(CORPUS)
+
+
+def test_programs_run_with_every_op_and_not_with_some(tmp_path, capsys):
+    assert main(["run", "--backend", "reference", "--ops", "Abs", "--kinds", "golden", "--no-isolation", "-q",
+                 "--report", str(tmp_path / "a.json")]) == 0
+    assert {c["kind"] for c in load_report(str(tmp_path / "a.json"))["cases"]} == {"golden"}
+    assert "program" in KINDS  # the default --kinds: a run of every op runs the corpus too
+    assert main(["run", "--backend", "reference", "--kinds", "program", "--cases", "program/fft_conv", "-q",
+                 "--no-isolation",
+                 "--report", str(tmp_path / "b.json")]) == 0
+    assert [c["id"] for c in load_report(str(tmp_path / "b.json"))["cases"]] == ["program/fft_conv"]
+
+
+def test_a_program_case_that_fails_carries_its_localised_op_into_every_format():
+    backend = get_backend(spec("fft_conv"))
+    (result,) = run_cases([program_case("fft_conv")], backend, backend_spec=spec("fft_conv"))
+    assert result.status == "failed" and result.program["localised"]["opcode"] == "Fft"
+    assert f"get_backend({spec('fft_conv')!r})" in result.reproduction
+    report = build_report([result], backend, seconds=1.0, seed=0)
+    assert validate_report(report) == []
+    found = result.program["localised"]["name"]
+    assert "fft_conv: failed (30 instructions, " in render(report, "text") and f"{found} (Fft)" in render(report, "text")
+    assert "| fft_conv | failed | 30 |" in render(report, "md") and "## Failures" in render(report, "md")
+    page = render(report, "html")
+    assert f"{found} (Fft)" in page and "import_module" in page  # the reproduction
+    assert "<failure" in render(report, "junit")
