@@ -169,7 +169,8 @@ def _check_program(args: argparse.Namespace) -> int:
     started = datetime.now(UTC)
     name = os.path.splitext(os.path.basename(args.program))[0]
     try:
-        checked = check_program.check_program(computation, backend, inputs, name, args.profile, args.backend)
+        checked = check_program.check_program(computation, backend, inputs, name, args.profile, args.backend,
+                                              check_program.program_devices(args.program))
     except (OpError, UnsupportedError, ExecutionError) as e:  # the reference cannot run it
         print(f"error: the reference cannot run the program: {e}", file=sys.stderr)
         return 2

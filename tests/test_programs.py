@@ -15,7 +15,7 @@ import pytest
 
 from backend import get_backend
 from conformance.cases import program_case
-from conformance.check_program import check_program, load_inputs, load_program, text_report
+from conformance.check_program import check_corpus_program, load_inputs, load_program, program_devices, text_report
 from conformance.cli import main
 from conformance.programs import names, paths
 from conformance.programs.sources import PROGRAMS
@@ -26,7 +26,7 @@ from conformance.selection import KINDS
 from tests.support.program_mutants import BROKEN, spec
 
 CORPUS = ["attention", "conv", "fft_conv", "linalg", "lstm", "mlp", "random_rbg", "resnet_block", "sampling",
-          "transformer_grad"]
+          "sharded", "transformer_grad"]
 
 
 def _program(name):
@@ -47,11 +47,23 @@ def test_the_corpus_has_its_programs_and_their_sources():
 @pytest.mark.parametrize("name", CORPUS)
 @pytest.mark.parametrize("backend", ["reference", "jax"])
 def test_every_program_passes(name, backend):
-    comp, inputs = _program(name)
-    report = check_program(comp, get_backend(backend), inputs, name)
+    report = check_corpus_program(name, get_backend(backend))
     assert report.status == "passed", report.outputs
     assert report.outputs and all(o["status"] == "passed" for o in report.outputs)
     assert report.seconds < 60
+
+
+def test_the_sharded_program_runs_on_8_devices_as_worked_out_by_hand():
+    comp, (x, w, y) = _program("sharded")
+    assert program_devices(paths("sharded")[0]) == (1, 8)
+    h = np.tanh(x.astype(np.float64) @ w)
+    grad = x.T.astype(np.float64) @ (2 * (h - y) * (1 - h**2)) / 16
+    want = [np.sum((h - y) ** 2) / 16, w - 0.1 * grad, h, np.roll(h.reshape(8, 2, 3), 1, axis=0).reshape(16, 3)]
+    for backend in ("reference", "jax"):
+        per_device = get_backend(backend).execute(comp, [[x, w, y]] * 8, replicas=1, partitions=8)
+        for d in (0, 7):  # every device holds the global results (the sharded ones gathered back)
+            for got, expected in zip(per_device[d], want):
+                np.testing.assert_allclose(got, expected, rtol=2e-5, atol=1e-6)
 
 
 def test_the_reference_result_of_a_program_is_jaxs():
@@ -68,36 +80,39 @@ def test_a_broken_op_is_localised_in_every_program(name):
     get_backend("reference"), get_backend("jax")  # the built-in backends first
     backend = get_backend(spec(name))
     _, opcode, inside = BROKEN[name]
-    comp, inputs = _program(name)
-    report = check_program(comp, backend, inputs, name, backend_spec=spec(name))
+    report = check_corpus_program(name, backend, backend_spec=spec(name))
     assert report.status == "failed", text_report(report)
     found = report.localised
     assert found is not None and found.opcode == opcode, (found, report.message)
     assert found.name.startswith(inside)
     assert f"get_backend({spec(name)!r})" in found.reproduction
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        exec(found.reproduction, namespace)
-    assert printed.getvalue().startswith("[")
-    got = backend.execute(namespace["computation"], namespace["args"])
-    want = get_backend("reference").execute(namespace["computation"], namespace["args"])
-    assert any(not np.array_equal(np.asarray(g), np.asarray(w)) for g, w in zip(got, want))
+    broken, reference = _printed(found.reproduction), _printed(found.reproduction.replace(spec(name), "reference"))
+    assert broken.startswith("[") and broken != reference
     LOCALISED[name] = (found.reproduction, report.seconds)
 
 
 #: name -> (the reproduction, the seconds check-program took), from the test above.
 LOCALISED: dict[str, tuple[str, float]] = {}
 
+
+def _printed(snippet: str) -> str:
+    """What ``snippet`` prints, run in a namespace of its own."""
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(snippet, {})
+    return printed.getvalue().strip()
+
+
+#: Runs each reproduction as printed, then with the reference in place of the broken backend: both printouts.
 _FRESH = """
 import contextlib, io, json, sys
-from backend import get_backend
 out = {}
-for name, snippet in json.load(sys.stdin).items():
-    namespace = {}
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        exec(snippet, namespace)
-    reference = get_backend("reference").execute(namespace["computation"], namespace["args"])
-    out[name] = [printed.getvalue().strip(), str(reference)]  # printed as the snippet prints the backend's
+for name, (snippet, spec) in json.load(sys.stdin).items():
+    printed = []
+    for text in (snippet, snippet.replace(spec, "reference")):
+        with contextlib.redirect_stdout(io.StringIO()) as shown:
+            exec(text, {})
+        printed.append(shown.getvalue().strip())
+    out[name] = printed
 print(json.dumps(out))
 """
 
@@ -108,18 +123,17 @@ def test_every_reproduction_runs_as_printed_in_a_fresh_interpreter():
     with its broken op localised stays under a minute."""
     missing = [n for n in CORPUS if n not in LOCALISED]
     for name in missing:  # run alone (-k), or on another xdist worker: localise here
-        comp, inputs = _program(name)
-        report = check_program(comp, get_backend(spec(name)), inputs, name, backend_spec=spec(name))
+        report = check_corpus_program(name, get_backend(spec(name)), backend_spec=spec(name))
         LOCALISED[name] = (report.localised.reproduction, report.seconds)
     root = Path(__file__).resolve().parent.parent
-    proc = subprocess.run([sys.executable, "-c", _FRESH], input=json.dumps({n: r for n, (r, _) in LOCALISED.items()}),
-                          capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+    snippets = {n: [r, spec(n)] for n, (r, _) in LOCALISED.items()}
+    proc = subprocess.run([sys.executable, "-c", _FRESH], input=json.dumps(snippets), capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = json.loads(proc.stdout.splitlines()[-1])
     assert sorted(printed) == CORPUS
     for name, (shown, reference) in printed.items():
-        assert shown.startswith("[") and shown.strip() != reference, (name, shown[:300], reference[:300])
+        assert shown.startswith("[") and reference.startswith("[") and shown != reference, (name, shown[:300])
     assert all(seconds < 60 for _, seconds in LOCALISED.values()), LOCALISED
 
 

@@ -220,3 +220,35 @@ def resnet_block(x: Any, k1: Any, k2: Any, scale: Any, offset: Any, running_mean
     train = block((k1, k2), True)
     grads = jax.grad(lambda ks: (block(ks, True) ** 2).mean())((k1, k2))
     return train, block((k1, k2), False), grads
+
+
+#: The devices the sharded program runs on (``python -m conformance.programs`` asks jax for as many CPU devices).
+SHARDED_DEVICES = 8
+
+
+def _sharded_inputs() -> list[np.ndarray]:
+    x, w, y = _normal(10, (16, 4), (4, 3), (16, 3))
+    return [x, w * 0.5, y]
+
+
+@program("sharded", f"data-parallel training over {SHARDED_DEVICES} devices with shard_map: each device's "
+         "gradient of a squared loss on its shard of the batch summed with psum, the activations gathered with "
+         "all_gather, a ring shift with ppermute", _sharded_inputs)
+def sharded(x: Any, w: Any, y: Any) -> Any:
+    from jax.sharding import Mesh
+    from jax.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:SHARDED_DEVICES]), ("batch",))
+    ring = [(i, (i + 1) % SHARDED_DEVICES) for i in range(SHARDED_DEVICES)]
+
+    def step(x: Any, w: Any, y: Any) -> Any:
+        def loss(w: Any) -> Any:
+            return jnp.sum((jnp.tanh(x @ w) - y) ** 2)
+        value, grad = jax.value_and_grad(loss)(w)
+        h = jnp.tanh(x @ w)
+        total = jax.lax.psum(value, "batch") / (x.shape[0] * SHARDED_DEVICES)
+        grad = jax.lax.psum(grad, "batch") / (x.shape[0] * SHARDED_DEVICES)
+        return total, w - 0.1 * grad, jax.lax.all_gather(h, "batch", tiled=True), jax.lax.ppermute(h, "batch", ring)
+
+    return jax.shard_map(step, mesh=mesh, in_specs=(P("batch"), P(), P("batch")),
+                         out_specs=(P(), P(), P(), P("batch")), check_vma=False)(x, w, y)

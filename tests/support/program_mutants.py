@@ -34,6 +34,10 @@ def _max_as_min(ctx: Any, lhs: Any, rhs: Any) -> Any:
     return LOWERINGS.get("Min")(ctx, lhs, rhs)
 
 
+def _permute_identity(ctx: Any, operand: Any) -> Any:
+    return operand  # every device keeps its own value
+
+
 #: Per program: the mutant (a tests.support.mutant_backends name, or a Mutant), the opcode check-program must
 #: localise, and the start of the localised op's name (its path: ``while.`` for an op inside a loop body).
 BROKEN: dict[str, tuple[str | Mutant, str, str]] = {
@@ -48,6 +52,8 @@ BROKEN: dict[str, tuple[str | Mutant, str, str]] = {
                    "ShiftRightLogical", ""),
     "fft_conv": (Mutant("fft_scaled", "Fft", "every transform 1% large", _fft_scaled), "Fft", ""),
     "resnet_block": (Mutant("max_as_min", "Max", "Max computes Min", _max_as_min), "Max", ""),
+    "sharded": (Mutant("permute_identity", "CollectivePermute", "no value moves", _permute_identity),
+                "CollectivePermute", ""),
 }
 
 _LOADED: dict[str, Any] = {}
