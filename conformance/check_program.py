@@ -530,7 +530,7 @@ def check_program(computation: XlaComputation, backend: Any, inputs: list[Any], 
     refusal = supports(computation) if callable(supports) else None
     try:
         if refusal is not None:
-            raise UnsupportedError(program or computation.name, "program", str(refusal))
+            raise UnsupportedError(backend.name, f"program {program or computation.name}", str(refusal))
         got = run_on(backend, computation, [inputs] * len(values), devices)
     except UnsupportedError as e:  # nothing to judge: the backend says what it cannot run
         return ProgramReport(program, backend.name, UNSUPPORTED, [], len(computation.instructions),

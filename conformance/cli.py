@@ -415,7 +415,8 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
 
 
 def _selection_text(args: argparse.Namespace, names: list[str]) -> str:
-    parts = [f"ops {','.join(names) if len(names) <= 5 else f'{len(names)} ops'}", f"kinds {','.join(args.kinds)}"]
+    kinds = [k for k in args.kinds if k != PROGRAM or PROGRAM in names]  # programs run only in a run of every op
+    parts = [f"ops {','.join(names) if len(names) <= 5 else f'{len(names)} ops'}", f"kinds {','.join(kinds)}"]
     parts += [f"{flag} {','.join(v)}" for flag, v in (("families", args.families), ("cases", args.cases),
                                                         ("etypes", args.etypes)) if v]
     if args.shard:

@@ -133,3 +133,45 @@ def test_an_op_that_differs_by_its_own_fault_names_no_region():
     report = check_program(comp, mutant, [keys, payload], "sort")
     assert report.status == "failed" and report.localised.opcode == "Sort"
     assert report.localised.region == "" and report.localised.region_finding is None
+
+
+def test_an_unreadable_program_or_inputs_exit_2(tmp_path, mlp_files, capsys):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("module { func.func @main( }")
+    code, _ = _run_cli(bad, "--backend", "jax")
+    assert code == 2 and "does not parse" in capsys.readouterr().err
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, arg0=X)
+    code, _ = _run_cli(mlp_files / "mlp.mlir", "--backend", "jax", "--inputs", wrong)
+    assert code == 2 and "has 1 arrays, the program takes 3" in capsys.readouterr().err
+
+
+def test_a_program_the_backend_does_not_support_is_reported_so(tmp_path):
+    # jax has no complex Cbrt kernel: the jax backend refuses it (supports() says so)
+    b = XlaBuilder("cbrt")
+    ops.Cbrt(ops.Parameter(b, 0, Shape.array_shape(PrimitiveType.C64, (2,)), "x"))
+    report = check_program(b.build(), get_backend("jax"), [np.array([1 + 1j, 8], np.complex64)], "cbrt")
+    assert report.status == "unsupported" and "Cbrt" in report.message
+    assert report.outputs == [] and report.localised is None
+
+
+class _Refusing:
+    """The reference, which says it supports no program (as a backend's supports() may)."""
+
+    name = "refusing"
+
+    def supports(self, computation):
+        return "this backend runs no program"
+
+    def execute(self, computation, args, **options):
+        return get_backend("reference").execute(computation, args, **options)
+
+
+def test_check_program_of_an_unsupported_program_exits_2_with_its_report(mlp_files, tmp_path):
+    get_backend("reference"), get_backend("jax")  # the built-in backends first
+    register_backend("refusing", _Refusing)
+    code, out = _run_cli(mlp_files / "mlp.mlir", "--backend", "refusing", "--report", tmp_path / "r.json")
+    assert code == 2, out
+    (case,) = load_report(str(tmp_path / "r.json"))["cases"]
+    assert case["status"] == "unsupported"
+    assert case["message"] == "backend 'refusing' does not support program mlp: this backend runs no program"
