@@ -17,6 +17,7 @@ from backend import get_backend
 from conformance.cases import program_case
 from conformance.check_program import check_corpus_program, load_inputs, load_program, program_devices, text_report
 from conformance.cli import main
+from conformance.journal import read_journal, result_from_record
 from conformance.programs import names, paths
 from conformance.programs.sources import PROGRAMS
 from conformance.render import render
@@ -176,3 +177,15 @@ def test_a_program_case_that_fails_carries_its_localised_op_into_every_format():
     page = render(report, "html")
     assert f"{found} (Fft)" in page and "import_module" in page  # the reproduction
     assert "<failure" in render(report, "junit")
+
+
+def test_a_program_case_survives_the_journal_and_the_isolated_worker(tmp_path):
+    journal = tmp_path / "run.jsonl"
+    code = main(["run", "--backend", "reference", "--kinds", "program", "--cases", "program/fft_conv", "-q", "-j", "1",
+                 "--results", str(journal), "--report", str(tmp_path / "r.json")])
+    assert code == 0
+    (case,) = load_report(str(tmp_path / "r.json"))["cases"]  # run in a worker process: its details came back
+    assert case["program"]["instructions"] == 30 and len(case["program"]["outputs"]) == 4
+    (record,) = read_journal(str(journal)).values()
+    result = result_from_record(program_case("fft_conv"), record)
+    assert result.status == "passed" and result.program == case["program"]

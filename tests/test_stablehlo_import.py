@@ -9,6 +9,7 @@ import pytest
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
+import backend.jax_backend  # noqa: F401 - its import gives jax 8 CPU devices (shard_map tests), before jax starts
 from backend import OpError, UnsupportedError, get_backend
 from backend.stablehlo_import import IMPORTERS, import_module, mapped_ops
 
