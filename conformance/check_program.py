@@ -11,7 +11,7 @@ imported and run). When that op has a region (a Reduce's reducer, a Sort's compa
 computation...), the region is run alone on the backend on values drawn from the op's operands: when it differs
 there, the region is at fault and the op of the region that differs is named (``OpFinding.region``).
 
-``python -m conformance check-program`` (conformance/program_command.py) runs one program file; ``conformance run``
+``python -m conformance check-program`` (conformance/cli.py) runs one program file; ``conformance run``
 runs the corpus (conformance/programs/) as cases of kind ``program`` (conformance/runner.py).
 """
 
