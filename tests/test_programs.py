@@ -128,8 +128,8 @@ def test_every_reproduction_runs_as_printed_in_a_fresh_interpreter():
         LOCALISED[name] = (report.localised.reproduction, report.seconds)
     root = Path(__file__).resolve().parent.parent
     snippets = {n: [r, spec(n)] for n, (r, _) in LOCALISED.items()}
-    proc = subprocess.run([sys.executable, "-c", _FRESH], input=json.dumps(snippets), capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", _FRESH], input=json.dumps(snippets), capture_output=True, text=True,
+                          cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = json.loads(proc.stdout.splitlines()[-1])
     assert sorted(printed) == CORPUS
@@ -172,7 +172,8 @@ def test_a_program_case_that_fails_carries_its_localised_op_into_every_format():
     report = build_report([result], backend, seconds=1.0, seed=0)
     assert validate_report(report) == []
     found = result.program["localised"]["name"]
-    assert "fft_conv: failed (30 instructions, " in render(report, "text") and f"{found} (Fft)" in render(report, "text")
+    text = render(report, "text")
+    assert "fft_conv: failed (30 instructions, " in text and f"{found} (Fft)" in text
     assert "| fft_conv | failed | 30 |" in render(report, "md") and "## Failures" in render(report, "md")
     page = render(report, "html")
     assert f"{found} (Fft)" in page and "import_module" in page  # the reproduction
