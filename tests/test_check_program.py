@@ -175,3 +175,15 @@ def test_check_program_of_an_unsupported_program_exits_2_with_its_report(mlp_fil
     (case,) = load_report(str(tmp_path / "r.json"))["cases"]
     assert case["status"] == "unsupported"
     assert case["message"] == "backend 'refusing' does not support program mlp: this backend runs no program"
+
+
+def test_outputs_that_differ_only_by_an_allowed_outcome_are_impl_defined():
+    # an integer divided by zero: the documents leave the quotient to the implementation (the mutant gives 0)
+    mutant = mutant_backend("div_by_zero_zero")
+    x, y = np.array([7, -8, 9], np.int32), np.array([2, 0, 3], np.int32)
+    comp = load_program_text(jax.jit(lambda x, y: jax.lax.div(x, y)).lower(x, y).as_text())
+    assert list(mutant.execute(comp, [x, y])[0]) == [3, 0, 3]
+    assert get_backend("reference").execute(comp, [x, y])[0][1] != 0
+    report = check_program(comp, mutant, [x, y], "div")
+    assert report.status == "impl-defined" and report.localised is None
+    assert report.allowed.startswith("div.") and "(Div)" in report.allowed and "division_by_zero" in report.message
