@@ -21,6 +21,8 @@ psum_scatter       ``lax.psum_scatter(tiled=True)`` over the groups (ReduceScatt
 all_to_all+fold    ReduceScatter with any other computation: every member's piece for this device exchanged
                    with ``lax.all_to_all``, folded in group order (the data of a reduce-scatter)
 all_to_all         ``lax.all_to_all(tiled=True)`` over the groups
+ppermute           CollectivePermute, MultiCollectivePermute: ``lax.ppermute`` over the replica axis (no
+                   channel_id) or the partition axis, the pairs' ids being that axis's indices
 psum_from_source   CollectiveBroadcast: ``lax.psum`` over the groups of the source's bits and zeros elsewhere
                    (integers: adding zeros is exact, floats and complex numbers travel as their bit patterns)
 general            every device's operand gathered (``ctx.devices.gather_all``), picked and combined with
@@ -35,19 +37,18 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from backend.hlo import device_groups
+from backend.hlo import device_groups, etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import Instruction, XlaComputation
 from backend.hlo.reducers import binary_reducer_name
 from backend.rules.collective_exchange import exchange_groups
 from backend.rules.collectives import GROUPS_CONSTRAINT
-from backend.runtime.point_to_point import broadcast_sources
+from backend.runtime.point_to_point import broadcast_sources, permute_sources
 
-_INTEGERS = frozenset({PrimitiveType.S8, PrimitiveType.S16, PrimitiveType.S32, PrimitiveType.S64, PrimitiveType.U8,
-                       PrimitiveType.U16, PrimitiveType.U32, PrimitiveType.U64})
+_INTEGERS = frozenset(t for t in etypes.SIGNED_INTS + etypes.UNSIGNED_INTS if etypes.bit_width(t) >= 8)
 _REALS = frozenset({PrimitiveType.F16, PrimitiveType.BF16, PrimitiveType.F32, PrimitiveType.F64})
-_COMPLEX = frozenset({PrimitiveType.C64, PrimitiveType.C128})
-_F8 = frozenset(t for t in PrimitiveType if t.name.startswith("F8"))
+_COMPLEX = frozenset(etypes.COMPLEX)
+_F8 = frozenset(etypes.F8_TYPES)
 #: Element types each jax reduction collective carries exactly. Max and Min: integers only, since XLA's CPU
 #: all-reduce drops NaNs that lax.max keeps (jax 0.10.2, 2 CPU devices: ``lax.pmax`` of [nan, 1] is [1, 1],
 #: ``lax.max(nan, 1)`` is nan); floats take all_gather+fold.
@@ -59,17 +60,20 @@ EXCHANGE_SIZES = {"AllGather": ("shard_count", "C9"), "ReduceScatter": ("shard_c
                   "AllToAll": ("split_count", "C9")}
 _PLAIN = {"AllGather": "all_gather", "AllToAll": "all_to_all"}
 #: Every op :func:`collective_path` decides.
-PATH_OPS = ("AllReduce", "CrossReplicaSum", *EXCHANGE_SIZES, "CollectiveBroadcast")
+PATH_OPS = ("AllReduce", "CrossReplicaSum", *EXCHANGE_SIZES, "CollectiveBroadcast", "CollectivePermute",
+            "MultiCollectivePermute")
 
 
 @dataclasses.dataclass(frozen=True)
 class CollectivePath:
     """How one collective lowers: ``name`` (a path of the module doc), ``groups`` (jax's ``axis_index_groups``
     over both mesh axes: global device ids in group order; ``None`` for one group of every device in id order,
-    and on the identity and general paths) and ``why`` (the reason for the general path)."""
+    and on the identity, ppermute and general paths), ``axis`` (ppermute's mesh axis) and ``why`` (the reason
+    for the general path)."""
 
     name: str
     groups: tuple[tuple[int, ...], ...] | None = None
+    axis: str | None = None
     why: str = ""
 
     @property
@@ -82,6 +86,8 @@ class CollectivePath:
             return f"general (gather every device's operand, static tables): {self.why}"
         if self.name == "identity":
             return "identity (every group is one device)"
+        if self.name == "ppermute":
+            return f"ppermute over '{self.axis}'"
         groups = "all devices" if self.groups is None else [list(g) for g in self.groups]
         return f"{self.name} over ('replica', 'partition'), groups {groups}"
 
@@ -137,6 +143,9 @@ def collective_path(inst: Instruction, replicas: int, partitions: int) -> Collec
         if why:
             return CollectivePath("general", why=why)
         return _groups_path("psum_from_source", groups)
+    if op in ("CollectivePermute", "MultiCollectivePermute"):
+        permute_sources(op, "C6", attrs["source_target_pairs"], attrs.get("channel_id"), replicas, partitions)
+        return CollectivePath("ppermute", axis="replica" if attrs.get("channel_id") is None else "partition")
     if op in GROUPS_CONSTRAINT:
         groups = device_groups.op_device_groups(op, attrs, replicas, partitions, constraint=GROUPS_CONSTRAINT[op])
         if all(len(g) == 1 for g in groups):

@@ -147,6 +147,13 @@ class JaxBackend:
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
         return self._prepared(computation).fn
 
+    def lower_devices(self, computation: XlaComputation, replicas: int, partitions: int = 1) -> Any:
+        """The jitted ``shard_map`` of a run on ``replicas`` x ``partitions`` devices (created once per computation
+        and device count, then cached): it takes each argument stacked as ``[replicas, partitions, *shape]`` and
+        returns each result likewise (``execute`` does the stacking); call it under ``jax.enable_x64(True)`` when
+        the computation has 64-bit values. ``.lower(*args).compile().as_text()`` shows the collectives XLA runs."""
+        return self._prepared_devices(computation, replicas, partitions).fn
+
     def _prepared_devices(self, computation: XlaComputation, replicas: int, partitions: int) -> _Prepared:
         """The jitted shard_map of a run on replicas x partitions devices (made once per computation and count)."""
         key = (id(computation), replicas, partitions)

@@ -37,7 +37,7 @@ def _permute(ctx: LoweringContext, operands: Sequence[Any]) -> list[Any]:
     sources = permute_table(ctx, "C6")
     if ctx.devices.count == 1:
         return [x if sources[0] is not None else jnp.zeros_like(x) for x in operands]
-    axis = ctx.devices.axis_names[0 if ctx.attr("channel_id") is None else 1]
+    axis = collective_path(ctx.inst, ctx.devices.replicas, ctx.devices.partitions).axis
     perm = [(int(s), int(t)) for s, t in ctx.attr("source_target_pairs")]
     return [lax.ppermute(x, axis, perm=perm) for x in operands]
 
