@@ -28,8 +28,6 @@ from typing import Any
 
 import numpy as np
 
-jax: Any = None  # imported by main() once the device count is set
-
 DEVICES = 8
 #: HLO opcodes that move data between devices (their -start forms included).
 COLLECTIVE_OPCODES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
@@ -126,6 +124,8 @@ def _cases(elements: int) -> list[tuple[str, Any, Callable[..., Any], np.ndarray
 def _timed(fn: Callable[[], Any], calls: int) -> float:
     """Seconds per call, each call waited for: XLA's CPU collectives meet at a rendezvous of one thread per
     device, and many runs in flight at once can starve it on a machine with few cores (it aborts the process)."""
+    import jax
+
     start = time.perf_counter()
     for _ in range(calls):
         jax.block_until_ready(fn())
@@ -187,7 +187,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--write", metavar="PATH", help="also write the table as Markdown to PATH")
     args = parser.parse_args(argv)
     force_cpu_devices()
-    global jax
     import jax
 
     rows = figures(args.elements, args.calls, args.rounds)
