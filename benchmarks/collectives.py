@@ -8,9 +8,11 @@ The command gives jax 8 host CPU devices itself (``XLA_FLAGS=--xla_force_host_pl
   collective over a mesh of the same 8 devices, on the same device-resident arguments, and their ratio;
 - the bytes each moves per device: the sizes of the operands and results of the collective ops (all-reduce,
   all-gather, reduce-scatter, all-to-all, collective-permute, collective-broadcast) in the compiled HLO;
+- whether both compiled modules run the same collective ops (opcode, element type, dimensions, groups);
 - the path the backend chose (:func:`backend.jax_backend.collective_paths.paths_of`).
 
-Times are the best of several interleaved rounds (the least disturbed by other processes). ``--write PATH``
+Times are the fastest of many calls, each waited for, ours and jax's interleaved call by call (the least
+disturbed by other processes: on a busy machine XLA's CPU collectives, one thread per device, vary by 3x). ``--write PATH``
 writes the table as Markdown with the device, jax's version and the date.
 """
 
@@ -55,11 +57,10 @@ def shape_bytes(text: str) -> int:
     return total
 
 
-def collective_bytes(hlo_text: str) -> int:
-    """Bytes moved per device: the operands' and results' sizes of every collective op in an HLO module's text
-    (one per device under SPMD)."""
+def _collective_ops(hlo_text: str) -> list[tuple[str, str, list[str], str]]:
+    """(opcode, result shape, operand shapes, replica groups) of every collective op in an HLO module's text."""
     shapes: dict[str, str] = {}
-    total = 0
+    out = []
     for line in hlo_text.splitlines():
         match = _INSTRUCTION.match(line)
         if match is None:
@@ -68,8 +69,23 @@ def collective_bytes(hlo_text: str) -> int:
         shapes[name] = shape
         if opcode.removesuffix("-start") in COLLECTIVE_OPCODES:
             names = [o.strip().split()[-1].lstrip("%") for o in operands.split(",") if o.strip()]
-            total += shape_bytes(shape) + sum(shape_bytes(shapes.get(n, "")) for n in names)
-    return total
+            groups = re.search(r"(replica_groups=\S+|source_target_pairs=\S+)", line)
+            out.append((opcode, shape, [shapes.get(n, "") for n in names], groups.group(1) if groups else ""))
+    return out
+
+
+def collective_bytes(hlo_text: str) -> int:
+    """Bytes moved per device: the operands' and results' sizes of every collective op in an HLO module's text
+    (one per device under SPMD)."""
+    return sum(shape_bytes(shape) + sum(map(shape_bytes, operands)) for _, shape, operands, _ in
+               _collective_ops(hlo_text))
+
+
+def collective_signature(hlo_text: str) -> list[str]:
+    """The collective ops of an HLO module's text as ``opcode element-types+dimensions groups``, layouts and names
+    left out: two modules with the same signature run the same collectives."""
+    return [f"{opcode} {','.join(f'{t}[{d}]' for t, d in _ARRAY.findall(shape))} {groups}"
+            for opcode, shape, _, groups in _collective_ops(hlo_text)]
 
 
 def _cases(elements: int) -> list[tuple[str, Any, Callable[..., Any], np.ndarray]]:
@@ -121,19 +137,19 @@ def _cases(elements: int) -> list[tuple[str, Any, Callable[..., Any], np.ndarray
     ]
 
 
-def _timed(fn: Callable[[], Any], calls: int) -> float:
-    """Seconds per call, each call waited for: XLA's CPU collectives meet at a rendezvous of one thread per
-    device, and many runs in flight at once can starve it on a machine with few cores (it aborts the process)."""
+def _call_seconds(fn: Callable[[], Any]) -> float:
+    """One call's seconds, waited for: XLA's CPU collectives meet at a rendezvous of one thread per device, and
+    many runs in flight at once can starve it on a machine with few cores (it aborts the process)."""
     import jax
 
     start = time.perf_counter()
-    for _ in range(calls):
-        jax.block_until_ready(fn())
-    return (time.perf_counter() - start) / calls
+    jax.block_until_ready(fn())
+    return time.perf_counter() - start
 
 
-def figures(elements: int = 1 << 16, calls: int = 50, rounds: int = 5) -> list[dict[str, Any]]:
-    """Per collective: name, path, our and jax's seconds per call, ratio, our and jax's bytes per device."""
+def figures(elements: int = 1 << 16, calls: int = 300) -> list[dict[str, Any]]:
+    """Per collective: name, path, our and jax's seconds per call, ratio, our and jax's bytes per device, whether
+    both run the same collective ops."""
     import jax
     from jax.sharding import NamedSharding, PartitionSpec
 
@@ -160,39 +176,40 @@ def figures(elements: int = 1 << 16, calls: int = 50, rounds: int = 5) -> list[d
         np.testing.assert_array_equal(np.asarray(ours_result).reshape(DEVICES, -1),
                                       np.asarray(direct(direct_arg)).reshape(DEVICES, -1))
         best = [float("inf"), float("inf")]
-        for _ in range(rounds):  # interleaved, so that a busy moment hits both
-            best[0] = min(best[0], _timed(functools.partial(ours, ours_arg), calls))
-            best[1] = min(best[1], _timed(functools.partial(direct, direct_arg), calls))
+        for _ in range(calls):  # call by call, interleaved, so that a busy moment hits both
+            best[0] = min(best[0], _call_seconds(functools.partial(ours, ours_arg)))
+            best[1] = min(best[1], _call_seconds(functools.partial(direct, direct_arg)))
         [(_, path)] = paths_of(computation, DEVICES, 1)
+        ours_hlo, direct_hlo = (f.lower(a).compile().as_text() for f, a in ((ours, ours_arg), (direct, direct_arg)))
         out.append({"name": name, "path": path.name, "ours_s": best[0], "jax_s": best[1], "ratio": best[0] / best[1],
-                    "ours_bytes": collective_bytes(ours.lower(ours_arg).compile().as_text()),
-                    "jax_bytes": collective_bytes(direct.lower(direct_arg).compile().as_text())})
+                    "ours_bytes": collective_bytes(ours_hlo),
+                    "jax_bytes": collective_bytes(direct_hlo), "same_collectives":
+                        collective_signature(ours_hlo) == collective_signature(direct_hlo)})
     return out
 
 
 def table(rows: Sequence[dict[str, Any]]) -> list[str]:
-    lines = ["| collective | path | ours | jax | ratio | bytes/device ours | bytes/device jax |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    lines = ["| collective | path | ours | jax | ratio | bytes/device ours | bytes/device jax | same collectives |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {r['path']} | {r['ours_s'] * 1e6:.1f} us | {r['jax_s'] * 1e6:.1f} us | "
-                     f"{r['ratio']:.2f} | {r['ours_bytes']} | {r['jax_bytes']} |")
+                     f"{r['ratio']:.2f} | {r['ours_bytes']} | {r['jax_bytes']} | {'yes' if r['same_collectives'] else 'no'} |")
     return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.collectives", description=__doc__.split("\n")[0])
     parser.add_argument("--elements", type=int, default=1 << 16, help="f32 elements per device (default 65536)")
-    parser.add_argument("--calls", type=int, default=50, help="calls per timing round")
-    parser.add_argument("--rounds", type=int, default=5, help="timing rounds (the best is kept)")
+    parser.add_argument("--calls", type=int, default=300, help="calls of each side (the fastest is kept)")
     parser.add_argument("--write", metavar="PATH", help="also write the table as Markdown to PATH")
     args = parser.parse_args(argv)
     force_cpu_devices()
     import jax
 
-    rows = figures(args.elements, args.calls, args.rounds)
+    rows = figures(args.elements, args.calls)
     device = jax.devices()[0]
     header = (f"{DEVICES} {device.platform} devices ({device.device_kind}), jax {jax.__version__}, "
-              f"{datetime.date.today().isoformat()}; best of {args.rounds} rounds of {args.calls} calls")
+              f"{datetime.date.today().isoformat()}; fastest of {args.calls} calls each")
     print(header)
     for line in table(rows):
         print(line)
