@@ -43,7 +43,7 @@ from backend.hlo.graph import Instruction, XlaComputation
 from backend.hlo.reducers import binary_reducer_name
 from backend.rules.collective_exchange import exchange_groups
 from backend.rules.collectives import GROUPS_CONSTRAINT
-from backend.runtime.point_to_point import broadcast_sources, permute_sources
+from backend.runtime.point_to_point import broadcast_groups, permute_sources
 
 _INTEGERS = frozenset(t for t in etypes.SIGNED_INTS + etypes.UNSIGNED_INTS if etypes.bit_width(t) >= 8)
 _REALS = frozenset({PrimitiveType.F16, PrimitiveType.BF16, PrimitiveType.F32, PrimitiveType.F64})
@@ -132,12 +132,8 @@ def collective_path(inst: Instruction, replicas: int, partitions: int) -> Collec
         plain = _reducer(inst) == "add" and _element_type(inst) in REDUCTION_TYPES["add"]
         return _groups_path("psum_scatter" if plain else "all_to_all+fold", groups)
     if op == "CollectiveBroadcast":
-        broadcast_sources(op, "C5", attrs.get("replica_groups") or (), attrs.get("channel_id"), replicas,
-                          partitions)  # checks the ids against the device count
-        mode = device_groups.group_mode(op, attrs.get("channel_id"))
-        ids = device_groups.group_ids(attrs.get("replica_groups") or ()) \
-            or [list(range(device_groups.participant_count(mode, replicas, partitions)))]
-        groups = device_groups.global_groups(mode, ids, replicas, partitions)
+        groups = broadcast_groups(op, "C5", attrs.get("replica_groups") or (), attrs.get("channel_id"), replicas,
+                                  partitions)
         why = _covers_evenly(groups, count) or ("" if _element_type(inst) in BIT_TYPES else
                                                  f"{_element_type(inst).name.lower()} is no type the psum carries")
         if why:
