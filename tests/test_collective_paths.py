@@ -100,8 +100,9 @@ def test_paths_of_a_computation() -> None:
     def build(x: Any) -> Any:
         total = ops.AllReduce(x, binary_computation("Add"))
         return ops.AllGather(total, 0, 2, replica_groups=[[0, 1], [2, 3]])
-    named = [(name.split(".")[0], path.name) for name, path in paths_of(build_computation(build, V4), 4)]
-    assert [p for _, p in named] == ["psum", "all_gather"]
+    paths = paths_of(build_computation(build, V4), 4)
+    assert [path.name for _, path in paths] == ["psum", "all_gather"]
+    assert [path.groups for _, path in paths] == [None, ((0, 1), (2, 3))]
 
 
 def test_groups_against_the_device_count_are_the_ops_errors() -> None:

@@ -41,6 +41,7 @@ from backend.hlo import device_groups, etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import Instruction, XlaComputation
 from backend.hlo.reducers import binary_reducer_name
+from backend.jax_backend.devices import AXIS_NAMES
 from backend.rules.collective_exchange import exchange_groups
 from backend.rules.collectives import GROUPS_CONSTRAINT
 from backend.runtime.point_to_point import broadcast_groups, permute_sources
@@ -89,7 +90,7 @@ class CollectivePath:
         if self.name == "ppermute":
             return f"ppermute over '{self.axis}'"
         groups = "all devices" if self.groups is None else [list(g) for g in self.groups]
-        return f"{self.name} over ('replica', 'partition'), groups {groups}"
+        return f"{self.name} over {AXIS_NAMES}, groups {groups}"
 
 
 def _groups_path(name: str, groups: Sequence[Sequence[int]]) -> CollectivePath:
@@ -141,7 +142,7 @@ def collective_path(inst: Instruction, replicas: int, partitions: int) -> Collec
         return _groups_path("psum_from_source", groups)
     if op in ("CollectivePermute", "MultiCollectivePermute"):
         permute_sources(op, "C6", attrs["source_target_pairs"], attrs.get("channel_id"), replicas, partitions)
-        return CollectivePath("ppermute", axis="replica" if attrs.get("channel_id") is None else "partition")
+        return CollectivePath("ppermute", axis=AXIS_NAMES[0 if attrs.get("channel_id") is None else 1])
     if op in GROUPS_CONSTRAINT:
         groups = device_groups.op_device_groups(op, attrs, replicas, partitions, constraint=GROUPS_CONSTRAINT[op])
         if all(len(g) == 1 for g in groups):
