@@ -181,20 +181,6 @@ def zero_parts_of_either_sign(dtype: Any) -> Predicate:
     return accepts
 
 
-def zero_parts_flipped(z: np.ndarray) -> list[np.ndarray]:
-    """``z`` with the sign of its zero real parts, of its zero imaginary parts, or of both flipped (judged
-    under the op's tolerance, as the reference's own result is)."""
-    def flip(part: np.ndarray) -> np.ndarray:
-        return np.where(part == 0, -part, part)
-
-    out = []
-    for real, imag in ((flip(z.real), z.imag), (z.real, flip(z.imag)), (flip(z.real), flip(z.imag))):
-        w = np.empty(z.shape, z.dtype)
-        w.real, w.imag = real, imag
-        out.append(w)
-    return out
-
-
 def no_nan_encoding(fn: Callable[..., np.ndarray], *operands: np.ndarray) -> Allowed:
     """The ``no_nan_encoding`` entry: f4e2m1fn operands whose result ``fn`` gives (in float64) is NaN, which
     f4e2m1fn cannot hold; a zero of either sign there. No element for other types."""

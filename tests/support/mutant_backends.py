@@ -406,16 +406,6 @@ def _select_and_scatter_ignores_init(ctx: Any, operand: Any, source: Any, init_v
     return base("SelectAndScatter")(ctx, operand, source, jnp.zeros_like(init_value))
 
 
-@mutant("complex_div_zero_parts_flipped", "Div", "a zero part of a complex quotient gets the other sign",
-        "complex_zero_sign: either_sign")
-def _complex_div_zero_parts_flipped(ctx: Any, lhs: Any, rhs: Any) -> Any:
-    out = base("Div")(ctx, lhs, rhs)
-    if not _is(out, jnp.complexfloating):
-        return out
-    real, imag = jnp.real(out), jnp.imag(out)
-    return lax.complex(jnp.where(real == 0, -real, real), jnp.where(imag == 0, -imag, imag))
-
-
 @mutant("complex_div_conjugated", "Div", "the quotient of complex operands is conjugated (the imaginary part's sign "
         "flipped everywhere, not only on zeros)")
 def _complex_div_conjugated(ctx: Any, lhs: Any, rhs: Any) -> Any:
