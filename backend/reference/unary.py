@@ -260,11 +260,20 @@ def abs_(ctx: EvaluatorContext, operand: Array) -> Array:
 
 @implementation_defined("Abs")
 def abs_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
-    """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA)."""
+    """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA); a finite one whose squared
+    parts overflow or underflow the part type: the modulus (XLA) or sqrt(re^2 + im^2) evaluated in the part type."""
     if not _is_complex(operand):
         return {}
     both = (np.isinf(operand.real) | np.isinf(operand.imag)) & (np.isnan(operand.real) | np.isnan(operand.imag))
-    return {"complex_non_finite": Allowed(both, {"nan": nan_of(operand.shape, ctx.shape.numpy_dtype())})}
+    part = operand.real.dtype
+    with np.errstate(all="ignore"):
+        naive = np.sqrt(operand.real * operand.real + operand.imag * operand.imag).astype(part)
+        modulus = np.abs(operand.astype(np.complex128))
+    finite = np.isfinite(operand.real) & np.isfinite(operand.imag)
+    tiny, huge = math.sqrt(float(np.finfo(part).tiny)), math.sqrt(float(np.finfo(part).max))
+    outside = finite & (modulus > 0) & ((modulus > huge) | (modulus < tiny))  # re^2 + im^2 out of the range
+    return {"complex_non_finite": Allowed(both, {"nan": nan_of(operand.shape, ctx.shape.numpy_dtype())}),
+            "complex_overflow": Allowed(outside, {"naive_formula": naive})}
 
 
 # -- bit operations ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from backend.backends import get_backend
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import shape_from_pyval
 from conformance.runner import FAILED, PASSED, run_case
-from tests.support.cases import allowed_table, golden_case
+from tests.support.cases import FunctionBackend, allowed_table, golden_case
 from tests.support.mutant_backends import mutant_backend
 from tests.support.running import op_error, run_op
 
@@ -96,40 +96,25 @@ DIV_ZERO_PARTS = golden_case("Div", {"lhs": np.complex64([1 + 1j, 2]), "rhs": np
                              np.complex64([1, 2]))
 
 
-class _Answers:
-    """A backend answering every computation with fixed outputs."""
-
-    name = "fixed_answers"
-
-    def __init__(self, *outputs: np.ndarray) -> None:
-        self.outputs = list(outputs)
-
-    def supports(self, computation: Any) -> None:
-        return None
-
-    def execute(self, computation: Any, arguments: Any) -> list[np.ndarray]:
-        return self.outputs
-
-
 def test_complex_zero_parts_of_either_sign_pass_under_both_profiles_and_nothing_else_does() -> None:
     flipped = np.complex64([complex(1, -0.0), complex(2, -0.0)])
     for profile in ("spec", "xla"):
-        assert run_case(DIV_ZERO_PARTS, _Answers(flipped), profile=profile).status == PASSED, profile
+        assert run_case(DIV_ZERO_PARTS, FunctionBackend("zero_parts_flipped", lambda lhs, rhs: flipped), profile=profile).status == PASSED, profile
     # a conjugated quotient flips the zero signs too, but (3+4i)/(1+2i) = 2.2 - 0.4i becomes 2.2 + 0.4i
     nonzero = golden_case("Div", {"lhs": np.complex64([1 + 1j, 3 + 4j]), "rhs": np.complex64([1 + 1j, 1 + 2j])},
                           np.complex64([1, 2.2 - 0.4j]))
     assert run_case(nonzero, mutant_backend("complex_div_conjugated")).status == FAILED
     # i ** 2 = -1 + 0i answered -1 - 0i (IREE's value) passes; -1 + 0.5i does not
     golden = golden_case("Pow", {"lhs": np.complex64([1j]), "rhs": np.complex64([2])}, np.complex64([-1]))
-    assert run_case(golden, _Answers(np.complex64([complex(-1, -0.0)]))).status == PASSED
-    assert run_case(golden, _Answers(np.complex64([complex(-1, 0.5)]))).status == FAILED
+    assert run_case(golden, FunctionBackend("minus_zero", lambda lhs, rhs: np.complex64([complex(-1, -0.0)]))).status == PASSED
+    assert run_case(golden, FunctionBackend("wrong", lambda lhs, rhs: np.complex64([complex(-1, 0.5)]))).status == FAILED
 
 
 def test_real_zero_signs_stay_fixed() -> None:
     # -0 / 2 = -0 (IEEE 754): +0 fails under both profiles, and no entry excuses it
     case = golden_case("Div", {"lhs": np.float32([-0.0]), "rhs": np.float32([2])}, np.float32([-0.0]))
     for profile in ("spec", "xla"):
-        assert run_case(case, _Answers(np.float32([0.0])), profile=profile).status == FAILED, profile
+        assert run_case(case, FunctionBackend("positive_zero", lambda lhs, rhs: np.float32([0.0])), profile=profile).status == FAILED, profile
     assert "complex_zero_sign" not in allowed_table("Div", case.inputs, {})
 
 

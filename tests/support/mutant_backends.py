@@ -291,12 +291,14 @@ def _select_uniform_pred_swapped(ctx: Any, pred: Any, on_true: Any, on_false: An
 
 
 # -- conversion -------------------------------------------------------------------------------------
-@mutant("convert_float_to_int_wraps", "ConvertElementType", "float -> int wraps out-of-range values around")
+@mutant("convert_float_to_int_wraps", "ConvertElementType", "float -> int wraps out-of-range values around",
+        "float_to_int: any_value (LLVM poison: IREE llvm-cpu)")
 def _convert_float_to_int_wraps(ctx: Any, operand: Any) -> Any:
     dst = ctx.shape.numpy_dtype()
-    if _is(operand, jnp.floating) and jnp.issubdtype(dst, jnp.integer) and operand.dtype.itemsize <= 4:
-        wide = jnp.nan_to_num(jnp.trunc(operand.astype(jnp.float64)), nan=0.0, posinf=0.0, neginf=0.0)
-        return (jnp.clip(wide, -2.0 ** 62, 2.0 ** 62).astype(jnp.int64) & ((1 << 8 * dst.itemsize) - 1)).astype(dst)
+    if _is(operand, jnp.floating) and jnp.issubdtype(dst, jnp.integer) and dst.itemsize < 4:
+        wide = jnp.nan_to_num(jnp.trunc(operand.astype(jnp.float32)), nan=0.0, posinf=0.0, neginf=0.0)
+        low_bits = jnp.clip(wide, -2.0 ** 30, 2.0 ** 30).astype(jnp.int32) & ((1 << 8 * dst.itemsize) - 1)
+        return low_bits.astype(dst)
     return base("ConvertElementType")(ctx, operand)
 
 
