@@ -2,7 +2,7 @@
 
 Run: ``python tools/iree_outcomes.py`` (needs ``iree.compiler`` and ``iree.runtime``; IREE 3.13 is in the venv).
 Each line prints what IREE's llvm-cpu target gives, compiled for the host CPU and for the generic x86-64 CPU,
-the evidence for the outcomes the specs name (specs/ops/convert_element_type.yaml, abs.yaml).
+the evidence for the outcomes the specs name (specs/ops/convert_element_type.yaml, abs.yaml, digamma.yaml).
 """
 
 from __future__ import annotations
@@ -31,6 +31,18 @@ def unary(op: str, src: str, dst: str, n: int, via_i8: bool = False) -> str:
             f"  %0 = stablehlo.{op} %x : (tensor<{n}x{src}>) -> tensor<{n}x{dst}>\n{tail} }}")
 
 
+def digamma_at_zero() -> list[float]:
+    """IREE's Digamma(+0), Digamma(-0) in f32, from the program jax lowers lax.digamma to (chlo.digamma)."""
+    import re
+
+    import jax
+    from jax import lax
+
+    x = np.float32([0.0, -0.0])
+    text = re.sub(r"module @\S+", "module @module", jax.jit(lax.digamma).lower(x).as_text())
+    return run(text.replace("func.func public @main", "func.func @main"), x).tolist()
+
+
 def main() -> None:
     for cpu in ("host", "x86-64"):
         x = np.float32([1000, -1000, np.inf, -np.inf, np.nan, 300])
@@ -45,7 +57,9 @@ def main() -> None:
         print(f"[{cpu}] abs c128 {z.tolist()}:", run(unary("abs", "complex<f64>", "f64", 2), z, cpu=cpu).tolist())
         z = np.complex64([3e37 + 3e37j, 1e-30 + 1e-30j])
         print(f"[{cpu}] abs c64 {z.tolist()}:", run(unary("abs", "complex<f32>", "f32", 2), z, cpu=cpu).tolist())
+    print("[host] digamma f32 [0.0, -0.0] (jax's chlo.digamma):", digamma_at_zero())
 
 
 if __name__ == "__main__":
     main()
+
