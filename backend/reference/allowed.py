@@ -23,7 +23,7 @@ from backend.reference import EvaluatorContext
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
-Outcome = Any  # an array, a tuple of arrays, a Predicate, a Holds, a Within or a list of them (any of)
+Outcome = Any  # an array, a tuple of arrays, a Predicate, a Holds, a Within, a Deterministic or a list of them
 
 
 @dataclasses.dataclass
@@ -53,6 +53,15 @@ class Within:
     entries, as a Call's from its callee's; a list of outcomes allows any of them)."""
 
     mask: np.ndarray
+    outcome: Outcome
+
+
+@dataclasses.dataclass
+class Deterministic:
+    """An outcome the backend must give again for the same operands: the documents leave the value open but promise
+    a deterministic function of the operands (RngBitGenerator's bits and state). A case excused by it runs a second
+    time, and the two results must agree bit for bit."""
+
     outcome: Outcome
 
 

@@ -265,8 +265,20 @@ def _min_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _float_extremum(a, b, a < b, np.signbit(a) | np.signbit(b))
 
 
+def _lexicographic(lhs: np.ndarray, rhs: np.ndarray, greater: bool) -> np.ndarray:
+    """XLA's complex Max (``greater``) / Min: lhs where it compares greater / less than rhs by (real, imaginary),
+    else rhs (a comparison with a NaN part is false, so rhs)."""
+    a, b = (lhs.real, lhs.imag), (rhs.real, rhs.imag)
+    if not greater:
+        a, b = b, a
+    return np.where((a[0] > b[0]) | ((a[0] == b[0]) & (a[1] > b[1])), lhs, rhs)
+
+
 def _extremum(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
               int_fn: Callable[..., np.ndarray]) -> np.ndarray:
+    if np.iscomplexobj(lhs):
+        with np.errstate(invalid="ignore"):
+            return _lexicographic(lhs, rhs, float_fn is _max_f).astype(ctx.shape.numpy_dtype())
     if _is_inexact(lhs):
         return in_wide_precision(float_fn, ctx, lhs, rhs)
     if _is_int(lhs):
@@ -352,9 +364,14 @@ def pow_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Out
 
 
 # -- Atan2, Complex -----------------------------------------------------------------------------
+def _complex_atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """XLA's complex atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)): the real formula's angle, continued."""
+    return -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))
+
+
 @evaluator("Atan2")
 def atan2(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return in_wide_precision(np.arctan2, ctx, lhs, rhs)
+    return in_wide_precision(_complex_atan2 if np.iscomplexobj(lhs) else np.arctan2, ctx, lhs, rhs)
 
 
 @implementation_defined("Atan2")
