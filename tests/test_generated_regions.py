@@ -34,7 +34,7 @@ def _tie_kinds(x: float) -> set[tuple[int, int]]:
     a = abs(x)
     candidates = [(-1, 1.0)] + [(m, 2.0 ** (math.floor(math.log2(a)) - m)) for m in (0, 1, 2, 3, 7, 10, 23)]
     return {(kind, int(a // step) % 2) for kind, step in candidates
-            if 2 * a / step == math.floor(2 * a / step) and int(2 * a / step) % 2 == 1}
+            if step > 0 and 2 * a / step == math.floor(2 * a / step) and int(2 * a / step) % 2 == 1}
 
 
 def _all_kinds(values: object) -> set[tuple[int, int]]:
