@@ -16,10 +16,10 @@ from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_value, int_limits
+from backend.reference.elementwise import F32_TINY
 
 Array = np.ndarray
 
-_F32_TINY = 2.0 ** -126  # the smallest normal f32 (and bf16): XLA's CPU backend flushes values below it
 _PART = {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}
 # Source types whose values need more precision than f32 holds (XLA may round them through f32).
 _WIDER_THAN_F32 = (PrimitiveType.F64, PrimitiveType.C128, PrimitiveType.S32, PrimitiveType.U32,
@@ -152,7 +152,7 @@ def _tiny(x: Array) -> Array:
     out = np.zeros(x.shape, bool)
     for p in parts:
         a = np.abs(p.astype(np.float64))
-        out |= (a > 0) & (a < _F32_TINY)
+        out |= (a > 0) & (a < F32_TINY)  # XLA's CPU backend flushes values below the smallest normal f32
     return out
 
 
