@@ -47,6 +47,7 @@ class Verdict:
     excused: bool  # every differing element takes an allowed outcome
     chosen: dict[str, Counter]  # id -> {outcome name: elements}
     message: str
+    repeat: bool = False  # an outcome chosen is Deterministic: the same operands must give the same result again
 
 
 def check_profile(profile: str) -> None:
@@ -77,9 +78,11 @@ def check_registered(spec: Any, table: dict[str, Any]) -> None:
 
 
 def _outcome_matches(outcome: Any, m: Mismatch) -> np.ndarray:
-    from backend.reference.allowed import Holds, Within
+    from backend.reference.allowed import Deterministic, Holds, Within
 
     index, actual, expected, bound = m.index, m.actual, m.expected, m.bound
+    if isinstance(outcome, Deterministic):
+        return _outcome_matches(outcome.outcome, m)
     if isinstance(outcome, list):
         hit = np.zeros(actual.shape, bool)
         for one in outcome:
@@ -112,6 +115,7 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
     if case.kind == "golden" and case.implementation_defined:
         table = {k: v for k, v in table.items() if k in case.implementation_defined}
     chosen: dict[str, Counter] = {}
+    repeat = False
     constant = _constant_operands(case)
     for m in mismatches:
         left = m.mask.copy()
@@ -127,13 +131,20 @@ def judge(case: Any, spec: Any, comp: Any, args: list[Any], mismatches: list[Mis
                 hit = covered & _outcome_matches(allowed.outcomes[name], m)
                 if hit.any():
                     chosen.setdefault(key, Counter())[name] += int(hit.sum())
+                    repeat |= _deterministic(allowed.outcomes[name])
                     left &= ~hit
                     covered &= ~hit
         if left.any():
             return Verdict(False, chosen, _failure(spec, table, m, left, profile, constant))
     return Verdict(True, chosen, "; ".join(
         f"{key}: chose '{name}' ({spec.implementation_defined[key].outcomes[name]}) in {n} element(s)"
-        for key, c in chosen.items() for name, n in c.items()))
+        for key, c in chosen.items() for name, n in c.items()), repeat)
+
+
+def _deterministic(outcome: Any) -> bool:
+    from backend.reference.allowed import Deterministic
+
+    return isinstance(outcome, Deterministic)
 
 
 def _constant_operands(case: Any) -> bool:

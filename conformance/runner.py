@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import time
 import traceback
@@ -130,7 +131,8 @@ def _run(case: Case, backend: Any, profile: str) -> Result:
     outcome = _execute(case, backend, comp, args, len(expected), outfeed)
     if isinstance(outcome, Result):
         return outcome
-    return _judge(case, spec, comp, args, expected, outcome, outfeed, profile)
+    return _judge(case, spec, comp, args, expected, outcome, outfeed, profile,
+                  lambda: _execute(case, backend, comp, args, len(expected), []))
 
 
 def _built(case: Case, spec: Any) -> Result | tuple[Any, list[Any]]:
@@ -170,8 +172,9 @@ def _build(case: Case) -> Result | tuple[Any, Any, list[Any], list[Any]]:
 
 
 def _judge(case: Case, spec: Any, comp: Any, args: list[Any], expected: list[Any], outputs: list[np.ndarray],
-           outfeed: list[Any], profile: str) -> Result:
-    """The result of a case whose backend returned ``outputs`` (and wrote ``outfeed``)."""
+           outfeed: list[Any], profile: str, again: Callable[[], Result | list[np.ndarray]] | None = None) -> Result:
+    """The result of a case whose backend returned ``outputs`` (and wrote ``outfeed``); ``again`` executes it once
+    more, for an outcome that must be deterministic (see backend.reference.allowed.Deterministic)."""
     if case.outfeed is not None:
         problem = _outfeed_mismatch(outfeed, case.outfeed)
         if problem:
@@ -184,7 +187,24 @@ def _judge(case: Case, spec: Any, comp: Any, args: list[Any], expected: list[Any
     verdict = judge(case, spec, comp, args, mismatches, profile)
     if not verdict.excused:
         return Result(case, FAILED, verdict.message)
+    if verdict.repeat and again is not None:
+        problem = _not_repeated(outputs, again())
+        if problem:
+            return Result(case, FAILED, f"{verdict.message}; but {problem}")
     return _excused(case, verdict, profile)
+
+
+def _not_repeated(outputs: list[np.ndarray], second: Result | list[np.ndarray]) -> str | None:
+    """Why a second execution of the same computation with the same operands does not give ``outputs`` again, bit for
+    bit (None when it does)."""
+    if isinstance(second, Result):
+        return f"a second execution with the same operands did not return outputs: {second.message}"
+    for i, (first, again) in enumerate(zip(outputs, second)):
+        a, b = np.ascontiguousarray(first), np.ascontiguousarray(again)
+        if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+            return (f"it is not deterministic: a second execution with the same operands gave another output {i} "
+                    f"({describe_mismatch(a, b, mismatch_mask(a, b, None)) if a.shape == b.shape else b.shape})")
+    return None
 
 
 def _mismatches(spec: Any, comp: Any, outputs: list[Any], expected: list[Any]) -> list[Mismatch] | str:
@@ -447,8 +467,9 @@ def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC,
             start = time.perf_counter()
             own, (spec, comp, args, expected) = built[k]
             checked = _checked_outputs(case, out, len(expected))
-            result = checked if isinstance(checked, Result) else _judge(case, spec, comp, args, expected, checked,
-                                                                        [], profile)
+            result = checked if isinstance(checked, Result) else _judge(
+                case, spec, comp, args, expected, checked, [], profile,
+                functools.partial(_execute, case, backend, comp, args, len(expected), []))
             if result.status not in FAILURES:
                 result.seconds = own + share + time.perf_counter() - start
                 yield result

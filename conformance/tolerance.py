@@ -12,8 +12,10 @@ from backend.hlo import etypes
 def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:
     """Boolean mask of elements that differ beyond ``bound`` (None: exact, signed zeros included).
 
-    NaNs match NaNs (any payload); infinities must match exactly; a zero matches a zero of its sign only
-    (a tolerance does not excuse Sqrt(-0.0) = +0.0).
+    NaNs match NaNs (any payload); infinities must match exactly. A real zero matches a zero of its sign
+    only (a tolerance does not excuse Sqrt(-0.0) = +0.0: IEEE 754 and XLA fix those signs); a zero part of
+    a complex value matches a zero of either sign, which neither the documents nor XLA fix (XLA's
+    exp(-0 - 0i) is 1 + 0i, C99's cexp gives 1 - 0i).
     """
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
@@ -23,23 +25,25 @@ def mismatch_mask(actual: Any, expected: Any, bound: Any) -> np.ndarray:
         return a.astype(object) != e.astype(object) if a.dtype != e.dtype else a != e
     if etypes.is_complex(et):
         a64, e64 = a.astype(np.complex128), e.astype(np.complex128)
-        return _float_mismatch(a64.real, e64.real, bound) | _float_mismatch(a64.imag, e64.imag, bound)
+        return (_float_mismatch(a64.real, e64.real, bound, signed_zero=False)
+                | _float_mismatch(a64.imag, e64.imag, bound, signed_zero=False))
     with np.errstate(invalid="ignore"):  # NaN of narrow float types casts with a warning
         return _float_mismatch(a.astype(np.float64), e.astype(np.float64), bound)
 
 
-def _float_mismatch(a: np.ndarray, e: np.ndarray, bound: Any) -> np.ndarray:
+def _float_mismatch(a: np.ndarray, e: np.ndarray, bound: Any, signed_zero: bool = True) -> np.ndarray:
+    """``signed_zero``: a zero matches a zero of its own sign only."""
     both_nan = np.isnan(a) & np.isnan(e)
     one_nan = np.isnan(a) ^ np.isnan(e)
     if bound is None:
-        same = (a == e) & (np.signbit(a) == np.signbit(e))
+        same = (a == e) & ((np.signbit(a) == np.signbit(e)) | (not signed_zero))
         return ~(same | both_nan)
     inf_mismatch = (np.isinf(a) | np.isinf(e)) & (a != e)
     with np.errstate(all="ignore"):
         diff = np.abs(a - e)
         close = diff <= bound.atol + bound.rtol * np.abs(e)
     finite = ~(np.isnan(a) | np.isnan(e) | np.isinf(a) | np.isinf(e))
-    zero_sign = (a == 0) & (e == 0) & (np.signbit(a) != np.signbit(e))
+    zero_sign = (a == 0) & (e == 0) & (np.signbit(a) != np.signbit(e)) & signed_zero
     return one_nan | inf_mismatch | (finite & ~close) | zero_sign
 
 

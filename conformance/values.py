@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ml_dtypes
@@ -22,8 +23,43 @@ def special_values(etype: PrimitiveType) -> list[Any]:
     if etypes.is_complex(etype):
         return [complex(np.nan, 0), complex(np.inf, 1), complex(-0.0, 0.0), complex(0, -np.inf)]
     info = ml_dtypes.finfo(dtype)
-    values = [np.nan, np.inf, -np.inf, 0.0, -0.0, float(info.max), float(info.min), float(info.smallest_subnormal),
-              -float(info.smallest_subnormal), float(info.tiny)]
+    return _held(dtype, [np.nan, np.inf, -np.inf, 0.0, -0.0, float(info.max), float(info.min),
+                         float(info.smallest_subnormal), -float(info.smallest_subnormal), float(info.tiny),
+                         -float(info.tiny)])
+
+
+#: mantissa widths (bits after the point) whose rounding ties generated values hold: f4e2m1fn, the f8 types, bf16,
+#: f16, f32 (and ReducePrecision's formats of those widths)
+_MANTISSA_BITS = (0, 1, 2, 3, 7, 10, 23)
+INTEGER = -1  # the halfway points between two integers (x.5: Round, RoundNearestEven)
+
+
+def halfway_kinds(etype: PrimitiveType) -> list[tuple[int, int]]:
+    """The halfway points a float type holds, as (kind, parity) pairs: the kind :data:`INTEGER` or a narrower
+    mantissa width m of :data:`_MANTISSA_BITS` (the type needs m + 1 bits to hold a tie between two m-bit
+    neighbours); the parity of the lower neighbour's last digit: 0, a tie that rounds to even toward zero (ties away
+    from zero would differ), 1, one that rounds to even away from zero (ties toward zero would differ). Width 0 has
+    only odd lower neighbours (1.5: between 1 and 2)."""
+    if not etypes.is_float(etype):
+        return []
+    bits = int(ml_dtypes.finfo(etypes.etype_to_dtype(etype)).nmant)
+    widths = [INTEGER] + [m for m in _MANTISSA_BITS if m + 1 <= bits]
+    return [(kind, parity) for kind in widths for parity in (0, 1) if kind != 0 or parity == 1]
+
+
+def halfway(value: float, kind: int, parity: int) -> float:
+    """A point next to ``value``, of its sign and in its binade, halfway between two neighbours of a mantissa of
+    ``kind`` bits (or two integers, for :data:`INTEGER`) whose lower one ends in a digit of ``parity``."""
+    magnitude = abs(value)
+    step = 1.0 if kind == INTEGER else 2.0 ** (math.floor(math.log2(magnitude)) - kind)
+    lower = math.floor(magnitude / step)
+    if lower % 2 != parity:
+        lower += -1 if kind != INTEGER and lower + 1 == 2 ** (kind + 1) else 1
+    return math.copysign(lower * step + step / 2, value)
+
+
+def _held(dtype: Any, values: list[float]) -> list[float]:
+    """The values ``dtype`` holds exactly (NaN when it has a NaN)."""
     out = []
     for v in values:
         with np.errstate(all="ignore"):
@@ -70,17 +106,26 @@ def random_array(rng: np.random.Generator, etype: PrimitiveType, dims: tuple[int
 
 def _with_specials(rng: np.random.Generator, etype: PrimitiveType, flat: np.ndarray, hint: dict[str, Any],
                    specials: bool, dims: tuple[int, ...]) -> np.ndarray:
-    """``flat`` with special values mixed in (unless a value range is given), as an array of the type."""
+    """``flat`` with the regions the documents distinguish mixed in (unless a value range is given): special values
+    (NaN, infinities, signed zeros, tiny and huge magnitudes of both signs); exact halfway points, each kind of
+    :func:`halfway_kinds` in turn (all of them when the array has room: rounding ties of conversions, ReducePrecision
+    and RoundNearestEven); and an exact tie, one element's value copied to another (Sort's stability, TopK's index
+    order). Returned as an array of the type."""
     n = flat.size
     dtype = etypes.etype_to_dtype(etype)
     if specials and hint.get("special_values", True) and n >= 4 and "min" not in hint and "max" not in hint:
-        pool = special_values(etype)
-        k = min(len(pool), max(1, n // 3))
-        positions = rng.choice(n, size=k, replace=False)
-        chosen = rng.choice(len(pool), size=k, replace=False)
         flat = flat.astype(object)
-        for p, c in zip(positions, chosen):
+        pool, kinds = special_values(etype), halfway_kinds(etype)
+        k = min(len(pool), max(1, n // 3))
+        order = rng.permutation(n)
+        for p, c in zip(order[:k], rng.choice(len(pool), size=k, replace=False)):
             flat[p] = pool[c]
+        start = int(rng.integers(len(kinds))) if kinds else 0
+        h = min(len(kinds), max(1, 2 * n // 3), n - k - 1)
+        for i, p in enumerate(order[k:k + h]):
+            value = _held(dtype, [halfway(float(flat[p]), *kinds[(start + i) % len(kinds)])])
+            flat[p] = value[0] if value and flat[p] != 0 else flat[p]
+        flat[order[-1]] = flat[order[int(rng.integers(n - 1))]]  # the tie: onto a position no region took
     with np.errstate(all="ignore"):
         if etypes.is_int(etype):
             wide = np.uint64 if etypes.is_unsigned_int(etype) else np.int64

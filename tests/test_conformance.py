@@ -21,7 +21,7 @@ from conformance.cases import CONSTANTS, ERROR, PARAMETERS
 from conformance.manifest import Manifest
 from conformance.runner import FAILURES, PASSED
 from conformance.tolerance import mismatch_mask
-from specs.loader import PerDevice
+from specs.loader import Bound, PerDevice
 
 ALL = specs.load_all()
 
@@ -170,6 +170,16 @@ def test_compare_exact_checks_signed_zero_and_nan():
     assert mismatch_mask(np.array([-0.0]), np.array([0.0]), None).tolist() == [True]
     assert mismatch_mask(np.array([np.nan]), np.array([np.nan]), None).tolist() == [False]
     assert mismatch_mask(np.array([1.0, np.inf]), np.array([1.0, -np.inf]), None).tolist() == [False, True]
+
+
+def test_compare_ignores_the_sign_of_a_zero_part_of_a_complex_value_only():
+    # XLA's exp(-0 - 0i) is 1 + 0i, C99's cexp 1 - 0i: either matches, exact or within a tolerance
+    bound = Bound(rtol=1e-6, atol=0.0)
+    got, want = np.complex64([complex(1, 0.0), complex(-0.0, 2)]), np.complex64([complex(1, -0.0), complex(0.0, 2)])
+    for b in (None, bound):
+        assert mismatch_mask(got, want, b).tolist() == [False, False]
+        assert mismatch_mask(np.float32([0.0]), np.float32([-0.0]), b).tolist() == [True]
+        assert mismatch_mask(np.complex64([complex(1, 1e-30)]), np.complex64([complex(1, -0.0)]), b).tolist() == [True]
 
 
 def test_cli_reports_and_exit_code(tmp_path):

@@ -43,14 +43,30 @@ def test_allowed_alternative_is_impl_defined_under_spec_and_failed_under_xla() -
 
 
 def test_value_outside_the_allowed_set_fails_under_both_profiles() -> None:
-    # float -> s8 of 300.0: saturate gives 127 (XLA), indefinite -128 (x86); wrapping gives 44
-    case = _case("ConvertElementType", {"operand": np.array([300.0, 1.5], np.float32)}, np.array([127, 1], np.int8),
-                 attrs={"new_element_type": "s8"})
-    backend = _mutant("convert_float_to_int_wraps")
+    # s32 7 / 0: all ones (-1, XLA) or 0 (ARM) are allowed; 7 (the dividend) is neither
+    from tests.support.cases import FunctionBackend
+    case = _case("Div", {"lhs": np.array([7, 6], np.int32), "rhs": np.array([0, 3], np.int32)},
+                 np.array([-1, 2], np.int32), tag="division_by_zero")
+    backend = FunctionBackend("div_by_zero_dividend", lambda lhs, rhs: np.where(rhs == 0, lhs, lhs // np.where(rhs == 0, 1, rhs)))
     for profile in ("spec", "xla"):
         result = run_case(case, backend, profile=profile)
         assert result.status == FAILED, profile
-        assert "float_to_int" in result.message and "got np.int8(44)" in result.message
+        assert "division_by_zero" in result.message and "got np.int32(7)" in result.message
+
+
+def test_out_of_range_float_to_int_takes_any_value_under_spec_only() -> None:
+    # float -> s8 of 300.0 and NaN: StableHLO leaves the result TBD and IREE's LLVM code gives a CPU-dependent
+    # value (poison), so wrapping (300 -> 44) is allowed under spec; XLA saturates (127, NaN -> 0)
+    case = _case("ConvertElementType", {"operand": np.array([300.0, np.nan, 1.5], np.float32)},
+                 np.array([127, 0, 1], np.int8), attrs={"new_element_type": "s8"})
+    backend = _mutant("convert_float_to_int_wraps")
+    spec = run_case(case, backend)
+    assert spec.status == IMPL_DEFINED and "float_to_int: chose 'any_value'" in spec.message
+    assert run_case(case, backend, profile="xla").status == FAILED
+    # in range, the conversion truncates toward zero under every profile: 1.5 -> 2 fails
+    from tests.support.cases import FunctionBackend
+    rounding = FunctionBackend("convert_rounds", lambda x: np.int8([127, 0, 2]))
+    assert run_case(case, rounding).status == FAILED
 
 
 def test_golden_tag_excuses_only_its_own_entry() -> None:

@@ -23,7 +23,7 @@ from backend.reference import EvaluatorContext
 from backend.reference.elementwise import subnormal_mask
 
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
-Outcome = Any  # an array, a tuple of arrays, a Predicate, a Holds, a Within or a list of them (any of)
+Outcome = Any  # an array, a tuple of arrays, a Predicate, a Holds, a Within, a Deterministic or a list of them
 
 
 @dataclasses.dataclass
@@ -53,6 +53,15 @@ class Within:
     entries, as a Call's from its callee's; a list of outcomes allows any of them)."""
 
     mask: np.ndarray
+    outcome: Outcome
+
+
+@dataclasses.dataclass
+class Deterministic:
+    """An outcome the backend must give again for the same operands: the documents leave the value open but promise
+    a deterministic function of the operands (RngBitGenerator's bits and state). A case excused by it runs a second
+    time, and the two results must agree bit for bit."""
+
     outcome: Outcome
 
 
@@ -179,20 +188,6 @@ def zero_parts_of_either_sign(dtype: Any) -> Predicate:
         a, e = np.asarray(actual, np.complex128), np.asarray(expected, np.complex128)
         return np.isclose(a.real, e.real, rtol=eps, atol=0) & np.isclose(a.imag, e.imag, rtol=eps, atol=0)
     return accepts
-
-
-def zero_parts_flipped(z: np.ndarray) -> list[np.ndarray]:
-    """``z`` with the sign of its zero real parts, of its zero imaginary parts, or of both flipped (judged
-    under the op's tolerance, as the reference's own result is)."""
-    def flip(part: np.ndarray) -> np.ndarray:
-        return np.where(part == 0, -part, part)
-
-    out = []
-    for real, imag in ((flip(z.real), z.imag), (z.real, flip(z.imag)), (flip(z.real), flip(z.imag))):
-        w = np.empty(z.shape, z.dtype)
-        w.real, w.imag = real, imag
-        out.append(w)
-    return out
 
 
 def no_nan_encoding(fn: Callable[..., np.ndarray], *operands: np.ndarray) -> Allowed:

@@ -26,7 +26,6 @@ from backend.reference.allowed import (
     no_nan_encoding,
     non_finite_parts,
     subnormal_outcomes,
-    zero_parts_flipped,
 )
 from backend.reference.elementwise import in_wide_precision
 
@@ -124,18 +123,6 @@ def _no_nan_encoding(fn: Callable[..., Any], lhs: np.ndarray, rhs: np.ndarray) -
     """f4e2m1fn operands whose result is NaN, which the type cannot hold (Div 0 / 0, Rem x % 0, Pow of a
     negative base to a non-integer power): a zero of either sign. Other types have no such entry."""
     return {"no_nan_encoding": no_nan_encoding(fn, lhs, rhs)} if lhs.dtype == ml_dtypes.float4_e2m1fn else {}
-
-
-def _complex_zero_sign(ctx: EvaluatorContext, ev: Callable[..., np.ndarray], lhs: np.ndarray,
-                       rhs: np.ndarray) -> Outcomes:
-    """For complex operands: finite results with a zero part; the zero's sign is what the algorithm's
-    rounding gives (a sum of products for Div, exp(y log x) for Pow), so either sign is allowed there."""
-    if not etypes.is_complex(_etype(lhs)):
-        return {}
-    with np.errstate(all="ignore"):
-        result = ev(ctx, lhs, rhs)
-        mask = np.isfinite(lhs) & np.isfinite(rhs) & np.isfinite(result) & ((result.real == 0) | (result.imag == 0))
-    return {"complex_zero_sign": Allowed(mask, {"either_sign": zero_parts_flipped(result)})}
 
 
 def _arithmetic(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, fn: Callable[..., Any]) -> np.ndarray:
@@ -252,7 +239,6 @@ def div_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Out
         zero = _division_cases(lhs, rhs)["division_by_zero"]
         return {"division_by_zero": Allowed(zero, {"zero": np.zeros(zero.shape, ctx.shape.numpy_dtype())})}
     return _with_subnormals(ctx, div, lhs, rhs, {**_complex_specials(ctx, div, lhs, rhs, rhs),
-                                                 **_complex_zero_sign(ctx, div, lhs, rhs),
                                                  **_broadcast_divisor_reciprocal(ctx, lhs, rhs),
                                                  **_no_nan_encoding(np.divide, lhs, rhs)})
 
@@ -279,8 +265,20 @@ def _min_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _float_extremum(a, b, a < b, np.signbit(a) | np.signbit(b))
 
 
+def _lexicographic(lhs: np.ndarray, rhs: np.ndarray, greater: bool) -> np.ndarray:
+    """XLA's complex Max (``greater``) / Min: lhs where it compares greater / less than rhs by (real, imaginary),
+    else rhs (a comparison with a NaN part is false, so rhs)."""
+    a, b = (lhs.real, lhs.imag), (rhs.real, rhs.imag)
+    if not greater:
+        a, b = b, a
+    return np.where((a[0] > b[0]) | ((a[0] == b[0]) & (a[1] > b[1])), lhs, rhs)
+
+
 def _extremum(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
               int_fn: Callable[..., np.ndarray]) -> np.ndarray:
+    if np.iscomplexobj(lhs):
+        with np.errstate(invalid="ignore"):
+            return _lexicographic(lhs, rhs, float_fn is _max_f).astype(ctx.shape.numpy_dtype())
     if _is_inexact(lhs):
         return in_wide_precision(float_fn, ctx, lhs, rhs)
     if _is_int(lhs):
@@ -360,16 +358,20 @@ def pow_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> Out
     """Integer exponents of 64 or more: modulo 64 (XLA) or the exact power modulo 2^n."""
     if not _is_int(lhs):
         return _with_subnormals(ctx, pow_, lhs, rhs, {**_complex_specials(ctx, pow_, lhs, rhs, lhs),
-                                                      **_complex_zero_sign(ctx, pow_, lhs, rhs),
                                                       **_no_nan_encoding(np.power, lhs, rhs)})
     large = _exponent(rhs) >= (1 << POW_EXPONENT_BITS)
     return {"large_exponent": Allowed(large, {"exact_power": _int_pow(ctx, lhs, rhs, 64)})}
 
 
 # -- Atan2, Complex -----------------------------------------------------------------------------
+def _complex_atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """XLA's complex atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)): the real formula's angle, continued."""
+    return -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))
+
+
 @evaluator("Atan2")
 def atan2(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return in_wide_precision(np.arctan2, ctx, lhs, rhs)
+    return in_wide_precision(_complex_atan2 if np.iscomplexobj(lhs) else np.arctan2, ctx, lhs, rhs)
 
 
 @implementation_defined("Atan2")

@@ -15,11 +15,11 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, int_limits
+from backend.reference.allowed import Allowed, any_value, int_limits
+from backend.reference.elementwise import F32_TINY
 
 Array = np.ndarray
 
-_F32_TINY = 2.0 ** -126  # the smallest normal f32 (and bf16): XLA's CPU backend flushes values below it
 _PART = {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}
 # Source types whose values need more precision than f32 holds (XLA may round them through f32).
 _WIDER_THAN_F32 = (PrimitiveType.F64, PrimitiveType.C128, PrimitiveType.S32, PrimitiveType.U32,
@@ -152,7 +152,7 @@ def _tiny(x: Array) -> Array:
     out = np.zeros(x.shape, bool)
     for p in parts:
         a = np.abs(p.astype(np.float64))
-        out |= (a > 0) & (a < _F32_TINY)
+        out |= (a > 0) & (a < F32_TINY)  # XLA's CPU backend flushes values below the smallest normal f32
     return out
 
 
@@ -177,7 +177,8 @@ def _flush_tiny(x: Array) -> Array:
 
 @implementation_defined("ConvertElementType")
 def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
-    """Float -> int of NaN or out-of-range values: saturated (XLA) or the x86 'integer indefinite' minimum;
+    """Float -> int of NaN or out-of-range values: saturated (XLA), the x86 'integer indefinite' minimum, or any
+    value (LLVM poison); a value between two powers of two -> f8e8m0fnu: the nearer (XLA) or the lower (IREE);
     values below the smallest normal f32: kept or flushed (XLA on CPU); wide -> narrow floats: rounded
     once or through f32 (XLA); f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
     src, dst = _etype(operand), ctx.attr("new_element_type")
@@ -189,7 +190,10 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
             t = np.trunc(real.astype(np.float64))
         outside = _outside_int_range(t, dst)
         lo = _int_range(dst)[0]
-        outcomes["float_to_int"] = Allowed(outside, {"indefinite": np.full(operand.shape, lo, out_dtype)})
+        outcomes["float_to_int"] = Allowed(outside, {"indefinite": np.full(operand.shape, lo, out_dtype),
+                                                     "any_value": any_value})
+    if dst == PrimitiveType.F8E8M0FNU and not etypes.is_complex(src):
+        outcomes["inexact_to_e8m0"] = _e8m0_outcomes(operand)
     if _is_inexact(src) or _is_inexact(dst):
         result = convert_array(operand, dst)
         mask = (_tiny(operand) if _is_inexact(src) else np.zeros(operand.shape, bool)) | \
@@ -206,6 +210,17 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
         saturated = np.where(value > 0, hi, lo).astype(out_dtype)
         outcomes["f4_max_to_int"] = Allowed(np.abs(value) == 6, {"saturate": saturated})
     return outcomes
+
+
+def _e8m0_outcomes(operand: Array) -> Allowed:
+    """Positive finite values that are no power of two within f8e8m0fnu's range [2^-127, 2^127]: the power of two
+    below (rounded toward zero, the exponent kept) besides the nearer one."""
+    with np.errstate(all="ignore"):
+        x = operand.astype(np.float64)
+        exponent = np.floor(np.log2(np.where(x > 0, x, 1.0)))
+        lower = np.exp2(exponent)
+    mask = np.isfinite(x) & (x >= 2.0**-127) & (x < 2.0**128) & (lower != x)
+    return Allowed(mask, {"toward_zero": lower.astype(etypes.etype_to_dtype(PrimitiveType.F8E8M0FNU))})
 
 
 # -- BitcastConvertType ------------------------------------------------------------------------

@@ -266,6 +266,72 @@ def top_k(ctx: EvaluatorContext, operand: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.take_along_axis(operand, index, axis=-1), index.astype(np.int32)
 
 
+#: where a row's NaNs go, besides XLA's total order (+NaN above every number, -NaN below): after every number in
+#: the result's order, below every number, or above every number
+_NAN_PLACES = ("last", "smallest", "largest")
+
+
+def _top_k_row(row: np.ndarray, k: int, largest: bool, nan: str, zeros_equal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The top k of a float row ordered with NaNs placed by ``nan`` (``total`` or one of ``_NAN_PLACES``) and +-0
+    tied (``zeros_equal``: the lower index first) or -0 < +0; equal numbers in index order."""
+    v = row.astype(np.float64)
+    is_nan, negative = np.isnan(v), np.signbit(v)
+    value = np.where(is_nan, 0.0, v)
+    zero_rank = np.where((v == 0) & ~zeros_equal, np.where(negative, 0, 1), 0)
+    above = {"total": ~negative, "largest": np.ones(v.shape, bool), "smallest": np.zeros(v.shape, bool)}
+    if nan == "last":
+        group = np.where(is_nan, 1, 0)
+    else:
+        on_top = above[nan] if largest else ~above[nan]  # the NaN comes before every number in the result
+        group = np.where(is_nan, np.where(on_top, -1, 1), 0)
+    sign = -1 if largest else 1
+    order = np.lexsort((np.arange(v.size), sign * zero_rank, sign * value, group))[:k]
+    return row[order], order.astype(np.int32)
+
+
+def _top_k_candidates(operand: np.ndarray, k: int, largest: bool, places: tuple[tuple[str, bool], ...]) -> Holds:
+    """Rows whose (values, indices) equal the top k under one of ``places`` ((NaN place, zeros equal) pairs)."""
+    def check(outputs: Any) -> tuple[np.ndarray, np.ndarray]:
+        values, indices = (np.asarray(o) for o in outputs)
+        rows = operand.reshape(-1, operand.shape[-1])
+        ok = np.zeros(rows.shape[0], bool)
+        for r, row in enumerate(rows):
+            got_v, got_i = values.reshape(-1, k)[r], indices.reshape(-1, k)[r]
+            for nan, zeros_equal in places:
+                want_v, want_i = _top_k_row(row, k, largest, nan, zeros_equal)
+                if np.array_equal(got_i, want_i) and _same_floats(got_v, want_v):
+                    ok[r] = True
+                    break
+        mask = np.broadcast_to(ok.reshape(operand.shape[:-1] + (1,)), operand.shape[:-1] + (k,))
+        return mask, mask
+    return Holds(check)
+
+
+def _same_floats(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bit for bit as values: NaN matches NaN, a zero matches a zero of its sign."""
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    return bool(np.all(((x == y) & (np.signbit(x) == np.signbit(y))) | (np.isnan(x) & np.isnan(y))))
+
+
+@implementation_defined("TopK")
+def top_k_outcomes(ctx: EvaluatorContext, operand: np.ndarray) -> dict[str, Allowed]:
+    """Float rows with a NaN or with zeros of both signs: +-0 tied (IEEE equality, then the seed's index rule), or
+    NaNs all after, below or above the numbers (IEEE comparisons leave NaN unordered), besides XLA's total order."""
+    k, largest = ctx.attr("k"), ctx.attr("largest")
+    shape = operand.shape[:-1] + (k,)
+    if not etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
+        none = np.zeros(shape, bool)
+        return {"nan_and_signed_zero_order": Allowed((none, none), {"zeros_equal": none_of, "nan_unordered": none_of})}
+    with np.errstate(invalid="ignore"):
+        v = operand.astype(np.float64)
+    zeros = ((v == 0) & np.signbit(v)).any(axis=-1) & ((v == 0) & ~np.signbit(v)).any(axis=-1)
+    rows = np.broadcast_to((zeros | np.isnan(v).any(axis=-1))[..., None], shape)
+    return {"nan_and_signed_zero_order": Allowed((rows, rows), {
+        "zeros_equal": _top_k_candidates(operand, k, largest, (("total", True),)),
+        "nan_unordered": _top_k_candidates(operand, k, largest, tuple(
+            (nan, equal) for nan in _NAN_PLACES for equal in (False, True)))})}
+
+
 # --- ApproxTopK ------------------------------------------------------------------------------------
 
 def _approx_top_k_parts(ctx: EvaluatorContext, operands: list[np.ndarray], init_values: list[np.ndarray]

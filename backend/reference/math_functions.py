@@ -81,8 +81,10 @@ _NO_NAN_ENCODING = ("Acosh", "Atanh")
 
 
 def _near_subnormal(operand: Array, result: Array) -> Array:
-    """Nonzero results below 4x the smallest normal number: XLA's formulas pass them through a
-    subnormal intermediate (asin(x) = 2 atan2(x, 1 + sqrt(1 - x^2)) halves x), which the CPU flushes."""
+    """Nonzero results below 4x the smallest normal number of the type: XLA's formulas pass them through a
+    subnormal intermediate (asin(x) = 2 atan2(x, 1 + sqrt(1 - x^2)) halves x), which the CPU flushes (f32, f64) or
+    which underflows in the type itself (f16 and f8, which XLA's asin computes in: asin of the smallest f16
+    subnormal is 0)."""
     if np.iscomplexobj(operand):
         return np.zeros(operand.shape, bool)
     with np.errstate(invalid="ignore"):

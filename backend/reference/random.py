@@ -30,7 +30,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.attribute_types import RandomAlgorithm
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, Predicate, any_value, none_of
+from backend.reference.allowed import Allowed, Deterministic, Predicate, any_value, none_of
 
 _M32 = np.uint64(0xFFFFFFFF)
 _THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -175,7 +175,7 @@ def rng_bit_generator(ctx: EvaluatorContext, initial_state: np.ndarray) -> tuple
 def rng_bit_generator_outcomes(ctx: EvaluatorContext, initial_state: np.ndarray) -> dict[str, Any]:
     """Every algorithm: the state and bits are the backend's (the document promises a deterministic function of
     the initial state, not the same one across backends). RNG_DEFAULT: the backend picks its algorithm."""
-    outcomes = {"bits_and_state": Allowed((np.True_, np.True_), {"any_bits": any_value})}
+    outcomes = {"bits_and_state": Allowed((np.True_, np.True_), {"any_bits": Deterministic(any_value)})}
     if ctx.attr("algorithm") != RandomAlgorithm.RNG_DEFAULT:
         return outcomes
     bits = ctx.shape.tuple_shapes()[1]

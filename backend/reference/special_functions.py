@@ -231,7 +231,7 @@ def _lgamma_outcomes(result: Array, x: Array) -> Outcomes:
 def _digamma_outcomes(result: Array, x: Array) -> Outcomes:
     x = _wide(x)
     limit = (-np.copysign(np.inf, x)).astype(result.dtype)
-    return {"pole_at_zero": Allowed(x == 0, {"one_sided_limit": limit})}
+    return {"pole_at_zero": Allowed(x == 0, {"one_sided_limit": limit, "minus_infinity": _filled(result, -np.inf)})}
 
 
 def _igamma_outcomes(result: Array, a: Array, x: Array) -> Outcomes:

@@ -18,12 +18,10 @@ from backend.hlo import etypes
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import (
     Allowed,
-    any_zero,
     nan_of,
     no_nan_encoding,
     non_finite_parts,
     subnormal_outcomes,
-    zero_parts_of_either_sign,
 )
 from backend.reference.elementwise import by_kind, in_wide_precision
 
@@ -191,23 +189,6 @@ def _below_cbrt_of_tiny(x: Array) -> Callable[[Array, Array], Array]:
     return accepts
 
 
-def _underflow_zero_sign(ctx: EvaluatorContext, z: Array) -> Allowed:
-    """Complex results with a part rounded to zero from a nonzero exact value (a finite operand with a
-    nonzero imaginary part): that zero of either sign, the other part as the reference's."""
-    if not np.iscomplexobj(z):
-        return Allowed(np.zeros(z.shape, bool), {"either_sign": any_zero})
-    with np.errstate(all="ignore"):
-        ref = in_wide_precision(_logistic, ctx, z)
-    mask = np.isfinite(z) & (z.imag != 0) & ((ref.real == 0) | (ref.imag == 0))
-    return Allowed(mask, {"either_sign": zero_parts_of_either_sign(ref.dtype)})
-
-
-#: ops whose complex results' zero parts XLA signs differently from C99 Annex G (asinh(-0 + 0i) = +0 + 0i,
-#: cos(i) = cosh(1) + 0i, say)
-COMPLEX_ZERO_SIGN = frozenset({"Cos", "Acos", "Asin", "Acosh", "Asinh", "Atan", "Atanh", "Sinh", "Sin", "Tan", "Tanh",
-                               "Cosh", "Exp", "Expm1", "Log", "Log1p"})
-
-
 def _no_nan_encoding(fn: Callable[[Array], Array]) -> Callable[[Any, Array], Allowed]:
     """f4e2m1fn operands where the function is undefined (a NaN, which the type cannot hold): a zero of either sign."""
     return lambda ctx, operand: no_nan_encoding(fn, operand)
@@ -216,7 +197,7 @@ def _no_nan_encoding(fn: Callable[[Array], Array]) -> Callable[[Any, Array], All
 _EXTRA_OUTCOMES: dict[str, dict[str, Callable[[Any, Array], Allowed]]] = {
     "Log": {"no_nan_encoding": _no_nan_encoding(np.log)},
     "Log1p": {"no_nan_encoding": _no_nan_encoding(np.log1p)},
-    "Logistic": {"no_infinity_overflow": _no_infinity_overflow, "complex_underflow_zero_sign": _underflow_zero_sign},
+    "Logistic": {"no_infinity_overflow": _no_infinity_overflow},
     "Sqrt": {"branch_cut_sign": _negative_real_axis, "no_nan_encoding": _no_nan_encoding(np.sqrt)},
     "Rsqrt": {"no_nan_encoding": _no_nan_encoding(lambda x: 1 / np.sqrt(x))},
 }
@@ -233,10 +214,6 @@ def float_outcomes(name: str, fn: Callable[[Array], Array]) -> Callable[[Any, Ar
             out["subnormal_flush"].outcomes["misread"] = _below_cbrt_of_tiny(operand)
         if _is_complex(operand):
             out["complex_non_finite"] = Allowed(~np.isfinite(operand), {"plain_formula": non_finite_parts})
-            if name in COMPLEX_ZERO_SIGN:
-                result = ev(ctx, operand)
-                on_zero = np.isfinite(operand) & ((result.real == 0) | (result.imag == 0))
-                out["complex_zero_sign"] = Allowed(on_zero, {"either_sign": zero_parts_of_either_sign(result.dtype)})
         out.update({key: extra(ctx, operand) for key, extra in _EXTRA_OUTCOMES.get(name, {}).items()})
         return out
     return outcomes
@@ -283,11 +260,20 @@ def abs_(ctx: EvaluatorContext, operand: Array) -> Array:
 
 @implementation_defined("Abs")
 def abs_outcomes(ctx: EvaluatorContext, operand: Array) -> dict[str, Allowed]:
-    """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA)."""
+    """A complex value with an infinite part and a NaN part: inf (C99) or NaN (XLA); a finite one whose squared
+    parts overflow or underflow the part type: the modulus (XLA) or sqrt(re^2 + im^2) evaluated in the part type."""
     if not _is_complex(operand):
         return {}
     both = (np.isinf(operand.real) | np.isinf(operand.imag)) & (np.isnan(operand.real) | np.isnan(operand.imag))
-    return {"complex_non_finite": Allowed(both, {"nan": nan_of(operand.shape, ctx.shape.numpy_dtype())})}
+    part = operand.real.dtype
+    with np.errstate(all="ignore"):
+        naive = np.sqrt(operand.real * operand.real + operand.imag * operand.imag).astype(part)
+        modulus = np.abs(operand.astype(np.complex128))
+    finite = np.isfinite(operand.real) & np.isfinite(operand.imag)
+    tiny, huge = math.sqrt(float(np.finfo(part).tiny)), math.sqrt(float(np.finfo(part).max))
+    outside = finite & (modulus > 0) & ((modulus > huge) | (modulus < tiny))  # re^2 + im^2 out of the range
+    return {"complex_non_finite": Allowed(both, {"nan": nan_of(operand.shape, ctx.shape.numpy_dtype())}),
+            "complex_overflow": Allowed(outside, {"naive_formula": naive})}
 
 
 # -- bit operations ------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """Hand-computed values and constraint ids of the element-wise binary ops; the sign of a zero part of a complex
-Div or Pow (an implementation-defined entry narrowed to a closed set: each allowed outcome accepted, a wrong
-value rejected)."""
+Div or Pow (either sign accepted by the comparison, a wrong value rejected) and of a real zero (fixed)."""
 
 from __future__ import annotations
 
@@ -14,8 +13,8 @@ from backend import ops
 from backend.backends import get_backend
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import shape_from_pyval
-from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
-from tests.support.cases import allowed_table, golden_case
+from conformance.runner import FAILED, PASSED, run_case
+from tests.support.cases import FunctionBackend, allowed_table, golden_case
 from tests.support.mutant_backends import mutant_backend
 from tests.support.running import op_error, run_op
 
@@ -92,43 +91,31 @@ def test_complex_result_type() -> None:
 
 # -- complex Div and Pow: the sign of a zero part ------------------------------------------------------
 # (1+i)/(1+i) = 1 + (1*1 - 1*1)/2 i = 1 + 0i; (2+0i)/(1+0i) = 2 + 0i; i ** 2 = -1 + 0i (the exact results
-# have no sign of zero to prefer; XLA's rounding gives +0 in the quotients)
+# have no sign of zero to prefer, and neither the documents nor XLA fix one: the comparison accepts either)
 DIV_ZERO_PARTS = golden_case("Div", {"lhs": np.complex64([1 + 1j, 2]), "rhs": np.complex64([1 + 1j, 1])},
-                             np.complex64([1, 2]), tag="complex_zero_sign")
+                             np.complex64([1, 2]))
 
 
-def test_complex_zero_parts_may_take_either_sign_and_nothing_else() -> None:
-    table = allowed_table("Div", DIV_ZERO_PARTS.inputs, {})
-    assert table["complex_zero_sign"].mask.tolist() == [True, True]
-    assert run_case(DIV_ZERO_PARTS, get_backend("jax")).status == PASSED
-    flipped = run_case(DIV_ZERO_PARTS, mutant_backend("complex_div_zero_parts_flipped"))
-    assert flipped.status == IMPL_DEFINED and "chose 'either_sign'" in flipped.message
-    assert run_case(DIV_ZERO_PARTS, mutant_backend("complex_div_zero_parts_flipped"), profile="xla").status == FAILED
+def test_complex_zero_parts_of_either_sign_pass_under_both_profiles_and_nothing_else_does() -> None:
+    flipped = np.complex64([complex(1, -0.0), complex(2, -0.0)])
+    for profile in ("spec", "xla"):
+        assert run_case(DIV_ZERO_PARTS, FunctionBackend("zero_parts_flipped", lambda lhs, rhs: flipped), profile=profile).status == PASSED, profile
     # a conjugated quotient flips the zero signs too, but (3+4i)/(1+2i) = 2.2 - 0.4i becomes 2.2 + 0.4i
     nonzero = golden_case("Div", {"lhs": np.complex64([1 + 1j, 3 + 4j]), "rhs": np.complex64([1 + 1j, 1 + 2j])},
                           np.complex64([1, 2.2 - 0.4j]))
     assert run_case(nonzero, mutant_backend("complex_div_conjugated")).status == FAILED
-    # real quotients keep their zero signs: -0 / 2 = -0 has no entry to excuse +0
-    assert "complex_zero_sign" not in allowed_table("Div", {"lhs": np.float32([-0.0]), "rhs": np.float32([2])}, {})
-
-
-def test_complex_pow_zero_part_mask_covers_only_zero_parts_of_finite_results() -> None:
-    # i**2 = -1 + 0i, 2**3 = 8 + 0i and (1+i)**2 = 0 + 2i have a zero part; inf**2 has no finite result
-    inputs = {"lhs": np.complex64([1j, 2, 1 + 1j, np.inf]), "rhs": np.complex64([2, 3, 2, 2])}
-    assert allowed_table("Pow", inputs, {})["complex_zero_sign"].mask.tolist() == [True, True, True, False]
-    # the golden i**2 = -1 + 0i, answered -1 - 0i (IREE's value): allowed, and reported as the other outcome
+    # i ** 2 = -1 + 0i answered -1 - 0i (IREE's value) passes; -1 + 0.5i does not
     golden = golden_case("Pow", {"lhs": np.complex64([1j]), "rhs": np.complex64([2])}, np.complex64([-1]))
+    assert run_case(golden, FunctionBackend("minus_zero", lambda lhs, rhs: np.complex64([complex(-1, -0.0)]))).status == PASSED
+    assert run_case(golden, FunctionBackend("wrong", lambda lhs, rhs: np.complex64([complex(-1, 0.5)]))).status == FAILED
 
-    class NegativeZeroImaginary:
-        name = "negative_zero_imaginary"
 
-        def supports(self, computation):
-            return None
-
-        def execute(self, computation, arguments):
-            return [np.complex64([complex(-1, -0.0)])]
-    result = run_case(golden, NegativeZeroImaginary())
-    assert result.status == IMPL_DEFINED and "complex_zero_sign" in result.message
+def test_real_zero_signs_stay_fixed() -> None:
+    # -0 / 2 = -0 (IEEE 754): +0 fails under both profiles, and no entry excuses it
+    case = golden_case("Div", {"lhs": np.float32([-0.0]), "rhs": np.float32([2])}, np.float32([-0.0]))
+    for profile in ("spec", "xla"):
+        assert run_case(case, FunctionBackend("positive_zero", lambda lhs, rhs: np.float32([0.0])), profile=profile).status == FAILED, profile
+    assert "complex_zero_sign" not in allowed_table("Div", case.inputs, {})
 
 
 def test_a_negative_base_with_an_integral_exponent_is_a_real_power() -> None:

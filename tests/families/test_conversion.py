@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from backend import PrimitiveType, Shape, ops
+from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
+from tests.support.cases import FunctionBackend, golden_case
 from tests.support.running import op_error, run_op
 
 
@@ -149,3 +151,17 @@ def test_bitcasts_to_narrow_types_that_xla_runs_still_run_on_jax(old):
     x = np.ones(1, {PrimitiveType.S8: np.int8, PrimitiveType.F16: np.float16, PrimitiveType.S32: np.int32}[old])
     out = run_op("jax", "BitcastConvertType", x, new_element_type=new)
     assert out.astype(np.int64).tolist() == [expected]
+
+
+def test_inexact_to_e8m0_rounds_to_the_nearer_or_the_lower_power_of_two_and_nothing_else() -> None:
+    """f8e8m0fnu holds powers of two: 3 lies between 2 and 4, 7 between 4 and 8 (nearest ties up: 4 and 8, XLA;
+    the lower: 2 and 4, IREE); 0.25 and 64 are exact under both."""
+    e8m0 = ml_dtypes.float8_e8m0fnu
+    case = golden_case("ConvertElementType", {"operand": np.float32([3, 7, 0.25, 64])},
+                       np.array([4, 8, 0.25, 64], e8m0), attrs={"new_element_type": "f8e8m0fnu"})
+    lower = FunctionBackend("e8m0_toward_zero", lambda x: np.array([2, 4, 0.25, 64], e8m0))
+    result = run_case(case, lower)
+    assert result.status == IMPL_DEFINED and "inexact_to_e8m0: chose 'toward_zero'" in result.message
+    assert run_case(case, lower, profile="xla").status == FAILED
+    assert run_case(case, FunctionBackend("e8m0_up", lambda x: np.array([4, 8, 0.5, 64], e8m0))).status == FAILED
+    assert run_case(case, FunctionBackend("nearest", lambda x: np.array([4, 8, 0.25, 64], e8m0))).status == PASSED

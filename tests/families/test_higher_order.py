@@ -19,7 +19,7 @@ from backend.reference import IMPLEMENTATION_DEFINED
 from backend.reference.allowed import Holds
 from backend.rules.higher_order import ApproxTopKReductionOutputSize
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
-from tests.support.cases import allowed_table, golden_case
+from tests.support.cases import FunctionBackend, allowed_table, golden_case
 from tests.support.computations import scalar_parameters
 from tests.support.mutant_backends import mutant_backend
 from tests.support.running import array_parameter
@@ -475,3 +475,31 @@ def test_fallback_outcome_set_allows_only_other_orders_of_ties():
     assert _verdict("ApproxTopKFallback", values, (np.array([[5, 5]], f), np.array([[3, 0]], i)))  # tie cut by the slice
     assert not _verdict("ApproxTopKFallback", values, (np.array([[5, 3]], f), np.array([[0, 1]], i)))
     assert not _verdict("ApproxTopKFallback", values, (np.array([[5, 5]], f), np.array([[0, 0]], i)))
+
+
+def _answers(values: list[float], indices: list[int]) -> FunctionBackend:
+    return FunctionBackend("top_k_answers", lambda operand: (np.float32(values), np.int32(indices)))
+
+
+# [1, nan, 3, -nan, 0, -0, 0, -0], k = 8: XLA's total order (by hand, and jax.lax.top_k on the CPU)
+TOP_K_ROW = np.float32([1, np.nan, 3, -np.nan, 0.0, -0.0, 0.0, -0.0])
+TOP_K_TOTAL = ([np.nan, 3, 1, 0, 0, -0.0, -0.0, -np.nan], [1, 2, 0, 4, 6, 5, 7, 3])
+
+
+def test_top_k_nan_and_signed_zero_order_is_a_closed_set() -> None:
+    case = golden_case("TopK", {"operand": TOP_K_ROW}, tuple(np.asarray(v, t) for v, t in
+                                                           zip(TOP_K_TOTAL, (np.float32, np.int32))), attrs={"k": 8})
+    assert run_case(case, _answers(*TOP_K_TOTAL)).status == PASSED
+    # NaNs after the numbers and +-0 tied (index order): allowed under spec, not under xla
+    nan_last = _answers([3, 1, 0, -0.0, 0, -0.0, np.nan, np.nan], [2, 0, 4, 5, 6, 7, 1, 3])
+    assert run_case(case, nan_last).status == IMPL_DEFINED
+    assert run_case(case, nan_last, profile="xla").status == FAILED
+    # the NaNs out of index order, or equal -0s out of index order (IREE's chlo.top_k: 7 before 5): no outcome
+    assert run_case(case, _answers([3, 1, 0, -0.0, 0, -0.0, np.nan, np.nan],
+                                        [2, 0, 4, 5, 6, 7, 3, 1])).status == FAILED
+    assert run_case(case, _answers([np.nan, 3, 1, 0, 0, -0.0, -0.0, np.nan],
+                                        [1, 2, 0, 4, 6, 7, 5, 3])).status == FAILED
+    # a row with neither NaN nor zeros of both signs has one order: the documents'
+    plain = golden_case("TopK", {"operand": np.float32([2, 0.0, 5])}, (np.float32([5, 2]), np.int32([2, 0])),
+                        attrs={"k": 2})
+    assert run_case(plain, _answers([5, 0.0], [2, 1])).status == FAILED

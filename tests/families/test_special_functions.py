@@ -17,7 +17,7 @@ from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.builder import XlaBuilder
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, run_case
-from tests.support.cases import allowed_table, golden_case
+from tests.support.cases import FunctionBackend, allowed_table, golden_case
 from tests.support.mutant_backends import mutant_backend
 
 inf, nan = np.inf, np.nan
@@ -184,3 +184,16 @@ def test_zeta_below_one_is_the_pole_rule_or_nan_and_nothing_else() -> None:
     assert run_case(ZETA, mutant_backend("zeta_nan_below_one"), profile="xla").status == FAILED
     continued = run_case(ZETA, mutant_backend("zeta_continues_below_one"))  # zeta(0.5, 1) as 1/2 - 1 = -0.5
     assert continued.status == FAILED and "-0.5" in continued.message
+
+
+def test_digamma_at_a_zero_takes_nan_a_one_sided_limit_or_minus_infinity_only() -> None:
+    """psi(x) ~ -1/x at the pole: NaN for both zeros (XLA), -inf / +inf by the zero's sign, or -inf for both (IREE);
+    +inf for both, or a finite value, is none of them."""
+    case = golden_case("Digamma", {"operand": np.float32([0.0, -0.0])}, np.float32([np.nan, np.nan]),
+                       tag="pole_at_zero")
+    for name, values in (("one_sided_limit", [-np.inf, np.inf]), ("minus_infinity", [-np.inf, -np.inf])):
+        result = run_case(case, FunctionBackend(name, lambda x, v=values: np.float32(v)))
+        assert result.status == IMPL_DEFINED and f"chose '{name}'" in result.message, result.message
+        assert run_case(case, FunctionBackend(name, lambda x, v=values: np.float32(v)), profile="xla").status == FAILED
+    for wrong in ([np.inf, np.inf], [0.0, -0.0]):
+        assert run_case(case, FunctionBackend("wrong", lambda x, v=wrong: np.float32(v))).status == FAILED

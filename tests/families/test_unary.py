@@ -13,6 +13,8 @@ from backend import ops
 from backend.hlo.attribute_types import ResultAccuracy, ResultAccuracyMode
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.shape import Shape
+from conformance.runner import FAILED, IMPL_DEFINED, run_case
+from tests.support.cases import FunctionBackend, golden_case
 from tests.support.running import op_error, run_op
 
 # exact results: compared bit for bit (signed zeros included)
@@ -164,3 +166,16 @@ def test_zero_tolerance_result_accuracy_is_refused_up_front_on_jax(op):
     np.testing.assert_allclose(run_op("reference", op, x, result_accuracy=zero), expected, rtol=1e-6)
     loose = ResultAccuracy(mode=ResultAccuracyMode.TOLERANCE, atol=1e-6)
     np.testing.assert_allclose(run_op("jax", op, x, result_accuracy=loose), expected, rtol=1e-6)
+
+
+def test_complex_abs_overflow_allows_the_naive_formula_only_where_the_squares_leave_the_range() -> None:
+    """|3e307 + 4e307i| = 5e307 and |1e-300 + 1e-300i| = 1.414e-300 (by hand); sqrt(re^2 + im^2) in f64 gives inf
+    and 0 there (IREE); |3 + 4i| = 5 has in-range squares, so the formula's value must be the modulus."""
+    inputs = {"operand": np.complex128([3e307 + 4e307j, 1e-300 + 1e-300j, 3 + 4j])}
+    case = golden_case("Abs", inputs, np.float64([5e307, 1.4142135623730951e-300, 5]))
+    naive = FunctionBackend("naive_abs", lambda z: np.float64([np.inf, 0.0, 5.0]))
+    result = run_case(case, naive)
+    assert result.status == IMPL_DEFINED and "complex_overflow: chose 'naive_formula'" in result.message
+    assert run_case(case, naive, profile="xla").status == FAILED
+    wrong = FunctionBackend("abs_off", lambda z: np.float64([np.inf, 0.0, 5.5]))
+    assert run_case(case, wrong).status == FAILED

@@ -31,7 +31,8 @@ def spec_example_case(op: str, name: str) -> Case:
 
 
 class FunctionBackend:
-    """A one-op test backend: ``execute`` returns ``[fn(*arguments)]`` (a plausible bug written as NumPy)."""
+    """A one-op test backend: ``execute`` returns ``[fn(*arguments)]`` (a plausible bug written as NumPy; a tuple
+    ``fn`` returns is the outputs of a tuple result)."""
 
     def __init__(self, name: str, fn: Any) -> None:
         self.name = name
@@ -41,4 +42,5 @@ class FunctionBackend:
         return None
 
     def execute(self, computation: Any, arguments: list[Any]) -> list[Any]:
-        return [self.fn(*arguments)]
+        result = self.fn(*arguments)
+        return list(result) if isinstance(result, tuple) else [result]

@@ -291,12 +291,14 @@ def _select_uniform_pred_swapped(ctx: Any, pred: Any, on_true: Any, on_false: An
 
 
 # -- conversion -------------------------------------------------------------------------------------
-@mutant("convert_float_to_int_wraps", "ConvertElementType", "float -> int wraps out-of-range values around")
+@mutant("convert_float_to_int_wraps", "ConvertElementType", "float -> int wraps out-of-range values around",
+        "float_to_int: any_value (LLVM poison: IREE llvm-cpu)")
 def _convert_float_to_int_wraps(ctx: Any, operand: Any) -> Any:
     dst = ctx.shape.numpy_dtype()
-    if _is(operand, jnp.floating) and jnp.issubdtype(dst, jnp.integer) and operand.dtype.itemsize <= 4:
-        wide = jnp.nan_to_num(jnp.trunc(operand.astype(jnp.float64)), nan=0.0, posinf=0.0, neginf=0.0)
-        return (jnp.clip(wide, -2.0 ** 62, 2.0 ** 62).astype(jnp.int64) & ((1 << 8 * dst.itemsize) - 1)).astype(dst)
+    if _is(operand, jnp.floating) and jnp.issubdtype(dst, jnp.integer) and dst.itemsize < 4:
+        wide = jnp.nan_to_num(jnp.trunc(operand.astype(jnp.float32)), nan=0.0, posinf=0.0, neginf=0.0)
+        low_bits = jnp.clip(wide, -2.0 ** 30, 2.0 ** 30).astype(jnp.int32) & ((1 << 8 * dst.itemsize) - 1)
+        return low_bits.astype(dst)
     return base("ConvertElementType")(ctx, operand)
 
 
@@ -406,16 +408,6 @@ def _select_and_scatter_ignores_init(ctx: Any, operand: Any, source: Any, init_v
     return base("SelectAndScatter")(ctx, operand, source, jnp.zeros_like(init_value))
 
 
-@mutant("complex_div_zero_parts_flipped", "Div", "a zero part of a complex quotient gets the other sign",
-        "complex_zero_sign: either_sign")
-def _complex_div_zero_parts_flipped(ctx: Any, lhs: Any, rhs: Any) -> Any:
-    out = base("Div")(ctx, lhs, rhs)
-    if not _is(out, jnp.complexfloating):
-        return out
-    real, imag = jnp.real(out), jnp.imag(out)
-    return lax.complex(jnp.where(real == 0, -real, real), jnp.where(imag == 0, -imag, imag))
-
-
 @mutant("complex_div_conjugated", "Div", "the quotient of complex operands is conjugated (the imaginary part's sign "
         "flipped everywhere, not only on zeros)")
 def _complex_div_conjugated(ctx: Any, lhs: Any, rhs: Any) -> Any:
@@ -469,3 +461,66 @@ def _scan_associative_tree(ctx: Any, inputs: list[Any], inits: list[Any]) -> Any
         return base("Scan")(ctx, inputs, inits)
     out = lax.associative_scan(jnp.add, inputs[0], reverse=reverse, axis=d) + jnp.expand_dims(inits[0], d)
     return out, lax.index_in_dim(out, 0 if reverse else out.shape[d] - 1, axis=d, keepdims=False)
+
+
+# -- rounding ties, stability, determinism, loop counts: the regions generated inputs must reach ------------------
+@mutant("convert_float_half_away", "ConvertElementType", "float -> narrower float breaks rounding ties away from zero "
+        "(not to even)")
+def _convert_float_half_away(ctx: Any, operand: Any) -> Any:
+    out = base("ConvertElementType")(ctx, operand)
+    narrow = out.dtype in (jnp.float16, jnp.bfloat16, jnp.float32)
+    if not (_is(operand, jnp.floating) and narrow) or out.dtype.itemsize >= operand.dtype.itemsize:
+        return out
+    wide = operand.astype(jnp.float32) if operand.dtype.itemsize < 4 else operand
+    back = out.astype(wide.dtype)
+    other = jnp.nextafter(out, jnp.where(back < wide, jnp.asarray(jnp.inf, out.dtype), jnp.asarray(-jnp.inf, out.dtype)))
+    tie = jnp.isfinite(back) & (back != wide) & (jnp.abs(wide - back) == jnp.abs(other.astype(wide.dtype) - wide))
+    return jnp.where(tie & (jnp.abs(other.astype(wide.dtype)) > jnp.abs(back)), other, out)
+
+
+@mutant("reduce_precision_half_away", "ReducePrecision", "f32 ties of the reduced mantissa round away from zero "
+        "(not to even)")
+def _reduce_precision_half_away(ctx: Any, operand: Any) -> Any:
+    out = base("ReducePrecision")(ctx, operand)
+    drop = 23 - ctx.attr("mantissa_bits")
+    if operand.dtype != jnp.float32 or not 0 < drop < 23:
+        return out
+    bits = lax.bitcast_convert_type(operand, jnp.uint32)
+    half = jnp.uint32(1 << (drop - 1))
+    low = bits & jnp.uint32((1 << drop) - 1)
+    away = lax.bitcast_convert_type((bits + half) & ~jnp.uint32((1 << drop) - 1), jnp.float32)
+    tie = (low == half) & jnp.isfinite(operand) & jnp.isfinite(away) & (out != 0)
+    return jnp.where(tie, lax.reduce_precision(away, exponent_bits=ctx.attr("exponent_bits"),
+                                               mantissa_bits=ctx.attr("mantissa_bits")), out)
+
+
+@mutant("sort_unstable", "Sort", "is_stable ignored: elements the comparator finds equal come out in reverse order")
+def _sort_unstable(ctx: Any, operands: list[Any]) -> Any:
+    d = ctx.attr("dimension") % operands[0].ndim
+    return base("Sort")(ctx, [jnp.flip(x, axis=d) for x in operands])
+
+
+@mutant("rng_bit_generator_fresh_bits", "RngBitGenerator", "every execution gives fresh random bits and state (not a "
+        "function of the initial state)")
+def _rng_bit_generator_fresh_bits(ctx: Any, initial_state: Any) -> Any:
+    import jax
+
+    state, bits = base("RngBitGenerator")(ctx, initial_state)
+
+    def fresh(state: Any, bits: Any) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng()
+        return (rng.integers(0, 2**63, np.shape(state), dtype=np.uint64).astype(state.dtype),
+                rng.integers(0, 256, np.shape(bits) + (np.dtype(bits.dtype).itemsize,), dtype=np.uint8)
+                .view(bits.dtype).reshape(np.shape(bits)))
+    shapes = (jax.ShapeDtypeStruct(state.shape, state.dtype), jax.ShapeDtypeStruct(bits.shape, bits.dtype))
+    return tuple(jax.pure_callback(fresh, shapes, state, bits))
+
+
+@mutant("while_one_more_iteration", "While", "the body runs once more after the condition turns false")
+def _while_one_more_iteration(ctx: Any, init: Any) -> Any:
+    return ctx.call(ctx.attr("body"), [base("While")(ctx, init)], shared=True)
+
+
+@mutant("while_body_first", "While", "the body runs before the condition is first checked (a do-while loop)")
+def _while_body_first(ctx: Any, init: Any) -> Any:
+    return base("While")(ctx, ctx.call(ctx.attr("body"), [init], shared=True))
