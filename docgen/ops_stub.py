@@ -114,6 +114,7 @@ class Param:
     annotation: str
     default: Any = _REQUIRED
     keyword_only: bool = False
+    star: str = ""  # "*" (``*args``) or "**" (``**kwargs``)
 
     @property
     def required(self) -> bool:
@@ -223,7 +224,9 @@ def _op_function(name: str, spec: Any, function: Callable[..., Any]) -> Function
     if tuple(names) != runtime:
         raise RuntimeError(f"ops.{name}: the call forms read from its spec {names} are not the function's "
                            f"call_forms {runtime}: docgen.ops_stub has fallen behind backend.ops")
-    return Function(name, tuple(forms), "XlaOp", _summary(function.__doc__))
+    count = ops.SEVERAL_RESULTS.get(name)
+    returns = "XlaOp" if count is None else f"tuple[{', '.join(['XlaOp'] * count)}]"  # xla_client's tuple
+    return Function(name, tuple(forms), returns, _summary(function.__doc__))
 
 
 def _annotation_text(annotation: Any) -> str:
@@ -236,12 +239,12 @@ def _python_function(name: str, function: Callable[..., Any]) -> Function:
     """A function written in Python (a value function, the module's own): its real signature."""
     signature = inspect.signature(function)
     kinds = {inspect.Parameter.POSITIONAL_OR_KEYWORD: False, inspect.Parameter.KEYWORD_ONLY: True}
-    unwritten = [p.name for p in signature.parameters.values() if p.kind not in kinds]
+    stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    unwritten = [p.name for p in signature.parameters.values() if p.kind not in kinds and p.kind not in stars]
     if unwritten:
-        raise RuntimeError(f"ops.{name}: docgen.ops_stub writes no positional-only or variadic parameters "
-                           f"({', '.join(unwritten)})")
-    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, kinds[p.kind])
-                   for p in signature.parameters.values())
+        raise RuntimeError(f"ops.{name}: docgen.ops_stub writes no positional-only parameters ({', '.join(unwritten)})")
+    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, kinds.get(p.kind, False),
+                         stars.get(p.kind, "")) for p in signature.parameters.values())
     return Function(name, (params,), _annotation_text(signature.return_annotation), _summary(function.__doc__))
 
 
@@ -287,7 +290,7 @@ def _literal(value: Any) -> str:
 
 
 def _param_text(p: Param) -> str:
-    text = f"{p.name}: {p.annotation}"
+    text = f"{p.star}{p.name}: {p.annotation}"
     return text if p.required else f"{text} = {_literal(p.default)}"
 
 
@@ -295,6 +298,7 @@ def _params_text(params: tuple[Param, ...]) -> list[str]:
     out: list[str] = []
     star = False
     for p in params:
+        star = star or p.star == "*"
         if p.keyword_only and not star:
             out.append("*")
             star = True
@@ -336,9 +340,12 @@ def _import_key(name: str) -> tuple[int, str]:
     return kind, name
 
 
-def _imports_text(names: set[str]) -> str:
-    """The import block, as isort writes it: standard library, third party, first party (``backend``)."""
-    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES}
+def _imports_text(names: set[str], reexported: dict[str, tuple[str, str]] | None = None) -> str:
+    """The import block, as isort writes it: standard library, third party, first party (``backend``); each
+    ``reexported`` name (``name -> (module, the name there)``) as ``from module import there as name``, an
+    attribute of ``backend.ops`` for static tools (xla_client's enums)."""
+    reexported = reexported or {}
+    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES} | {m for m, _ in reexported.values()}
     blocks: dict[int, list[str]] = {0: [], 1: [], 2: []}
 
     def section(module: str) -> int:
@@ -348,11 +355,13 @@ def _imports_text(names: set[str]) -> str:
     for name in sorted(n for n in names if n in _MODULE_ALIASES):
         blocks[section(IMPORTS[name])].append(f"import {IMPORTS[name]} as {name}")
     for module in sorted(modules):
-        imported = sorted((n for n in names if IMPORTS[n] == module and n not in _MODULE_ALIASES), key=_import_key)
+        imported = sorted((n for n in names if IMPORTS.get(n) == module and n not in _MODULE_ALIASES), key=_import_key)
         line = f"from {module} import {', '.join(imported)}"
         if len(line) > 120:
             line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in imported) + ")"
-        blocks[section(module)].append(line)
+        blocks[section(module)] += [line] if imported else []
+        blocks[section(module)] += [f"from {module} import {there} as {name}" for name, (m, there)
+                                    in sorted(reexported.items(), key=lambda kv: (kv[1][1], kv[0])) if m == module]
     return "\n\n".join("\n".join(block) for block in blocks.values() if block)
 
 
@@ -376,7 +385,8 @@ def render() -> str:
     used = _used_names(annotations)
     if any(len(f.forms) > 1 for f in generated):
         used.add("overload")
-    chunks = [HEADER, _imports_text(used) + "\n"]
+    enums = {name: (getattr(ops, name).__module__, getattr(ops, name).__name__) for name in ops.ENUMS}
+    chunks = [HEADER, _imports_text(used, enums) + "\n"]
     chunks.append("".join(f"{n}: {ops.__annotations__[n]}\n" for n in values))
     for f in [*own, *generated]:
         overloaded = len(f.forms) > 1
