@@ -299,7 +299,7 @@ ENUMS: tuple[str, ...] = ("TriangularSolveOptions_Transpose", "RandomAlgorithm",
                           "PaddingType")
 
 
-def build(name: str, *args: Any, **kwargs: Any) -> XlaOp:
+def build(name: str, /, *args: Any, **kwargs: Any) -> XlaOp:
     """``ops.<name>(*args, **kwargs)`` as the one XlaOp of its instruction: for the ops of :data:`SEVERAL_RESULTS`
     the tuple-shaped XlaOp (what a graph, a conformance case or GetTupleElement takes), not xla_client's Python tuple
     of XlaOps; for every other op the same XlaOp ``ops.<name>`` returns."""

@@ -14,33 +14,28 @@ from backend.hlo.attribute_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
-    CustomCallApiVersion,
-    CustomCallSchedule,
     DotDimensionNumbers,
-    FftType,
     GatherDimensionNumbers,
     PaddingConfig,
     Precision,
     PrecisionConfig,
     RaggedDotDimensionNumbers,
-    RandomAlgorithm,
     ReplicaGroup,
     ResultAccuracy,
     ScatterDimensionNumbers,
-    TriangularSolveOptions_Transpose,
 )
 from backend.hlo.attribute_types import CustomCallApiVersion as CustomCallApiVersion
 from backend.hlo.attribute_types import CustomCallSchedule as CustomCallSchedule
 from backend.hlo.attribute_types import FftType as FftType
-from backend.hlo.attribute_types import Precision as PrecisionConfig_Precision
 from backend.hlo.attribute_types import RandomAlgorithm as RandomAlgorithm
-from backend.hlo.attribute_types import ResultAccuracyMode as ResultAccuracy_Mode
 from backend.hlo.attribute_types import TriangularSolveOptions_Transpose as TriangularSolveOptions_Transpose
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import XlaComputation, XlaOp
 from backend.hlo.shape import Layout, Shape
 from backend.hlo.xla_client_helpers import PaddingType as PaddingType
+from backend.hlo.xla_client_helpers import PrecisionConfig_Precision as PrecisionConfig_Precision
+from backend.hlo.xla_client_helpers import ResultAccuracy_Mode as ResultAccuracy_Mode
 from backend.rules import OpContext
 
 WINDOW_DEFAULTS: dict[str, dict[str, Any]]
@@ -60,7 +55,7 @@ def build_op_in_forms(
 ) -> XlaOp:
     """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature; a tuple of argument names: one of the spec's ``forms``, an op whose signatures take different arguments)."""
 
-def build(name: str, *args: Any, **kwargs: Any) -> XlaOp:
+def build(name: str, /, *args: Any, **kwargs: Any) -> XlaOp:
     """``ops.<name>(*args, **kwargs)`` as the one XlaOp of its instruction: for the ops of :data:`SEVERAL_RESULTS` the tuple-shaped XlaOp (what a graph, a conformance case or GetTupleElement takes), not xla_client's Python tuple of XlaOps; for every other op the same XlaOp ``ops.<name>`` returns."""
 
 def Abs(operand: XlaOp) -> XlaOp:

@@ -17,6 +17,7 @@ import argparse
 import ast
 import dataclasses
 import difflib
+import importlib
 import inspect
 import sys
 from collections.abc import Callable, Iterator
@@ -115,6 +116,7 @@ class Param:
     default: Any = _REQUIRED
     keyword_only: bool = False
     star: str = ""  # "*" (``*args``) or "**" (``**kwargs``)
+    positional_only: bool = False
 
     @property
     def required(self) -> bool:
@@ -238,13 +240,10 @@ def _annotation_text(annotation: Any) -> str:
 def _python_function(name: str, function: Callable[..., Any]) -> Function:
     """A function written in Python (a value function, the module's own): its real signature."""
     signature = inspect.signature(function)
-    kinds = {inspect.Parameter.POSITIONAL_OR_KEYWORD: False, inspect.Parameter.KEYWORD_ONLY: True}
     stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
-    unwritten = [p.name for p in signature.parameters.values() if p.kind not in kinds and p.kind not in stars]
-    if unwritten:
-        raise RuntimeError(f"ops.{name}: docgen.ops_stub writes no positional-only parameters ({', '.join(unwritten)})")
-    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, kinds.get(p.kind, False),
-                         stars.get(p.kind, "")) for p in signature.parameters.values())
+    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, p.kind == inspect.Parameter.KEYWORD_ONLY,
+                         stars.get(p.kind, ""), p.kind == inspect.Parameter.POSITIONAL_ONLY)
+                   for p in signature.parameters.values())
     return Function(name, (params,), _annotation_text(signature.return_annotation), _summary(function.__doc__))
 
 
@@ -297,12 +296,14 @@ def _param_text(p: Param) -> str:
 def _params_text(params: tuple[Param, ...]) -> list[str]:
     out: list[str] = []
     star = False
-    for p in params:
+    for k, p in enumerate(params):
         star = star or p.star == "*"
         if p.keyword_only and not star:
             out.append("*")
             star = True
         out.append(_param_text(p))
+        if p.positional_only and (k + 1 == len(params) or not params[k + 1].positional_only):
+            out.append("/")
     return out
 
 
@@ -340,12 +341,13 @@ def _import_key(name: str) -> tuple[int, str]:
     return kind, name
 
 
-def _imports_text(names: set[str], reexported: dict[str, tuple[str, str]] | None = None) -> str:
+def _imports_text(names: set[str], reexported: dict[str, str] | None = None) -> str:
     """The import block, as isort writes it: standard library, third party, first party (``backend``); each
-    ``reexported`` name (``name -> (module, the name there)``) as ``from module import there as name``, an
-    attribute of ``backend.ops`` for static tools (xla_client's enums)."""
+    ``reexported`` name (``name -> module``) as ``from module import name as name``, an attribute of
+    ``backend.ops`` for static tools (xla_client's enums)."""
     reexported = reexported or {}
-    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES} | {m for m, _ in reexported.values()}
+    names = names - set(reexported)
+    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES} | set(reexported.values())
     blocks: dict[int, list[str]] = {0: [], 1: [], 2: []}
 
     def section(module: str) -> int:
@@ -360,8 +362,8 @@ def _imports_text(names: set[str], reexported: dict[str, tuple[str, str]] | None
         if len(line) > 120:
             line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in imported) + ")"
         blocks[section(module)] += [line] if imported else []
-        blocks[section(module)] += [f"from {module} import {there} as {name}" for name, (m, there)
-                                    in sorted(reexported.items(), key=lambda kv: (kv[1][1], kv[0])) if m == module]
+        blocks[section(module)] += [f"from {module} import {n} as {n}" for n in sorted(reexported, key=_import_key)
+                                    if reexported[n] == module]
     return "\n\n".join("\n".join(block) for block in blocks.values() if block)
 
 
@@ -372,6 +374,16 @@ Each op takes its spec's arguments (``specs/ops/<op>.yaml``); a function with se
 overload per form.
 """
 '''
+
+
+def _defining_module(name: str) -> str:
+    """The module that defines ``backend.ops``'s attribute ``name`` under that name (the class's own module, or
+    the one that names an alias of it)."""
+    value = getattr(ops, name)
+    for module in (value.__module__, "backend.hlo.xla_client_helpers"):  # xla_client's aliases are named there
+        if getattr(importlib.import_module(module), name, None) is value:
+            return module
+    raise RuntimeError(f"ops.{name}: no module defines it under that name")
 
 
 def render() -> str:
@@ -385,8 +397,7 @@ def render() -> str:
     used = _used_names(annotations)
     if any(len(f.forms) > 1 for f in generated):
         used.add("overload")
-    enums = {name: (getattr(ops, name).__module__, getattr(ops, name).__name__) for name in ops.ENUMS}
-    chunks = [HEADER, _imports_text(used, enums) + "\n"]
+    chunks = [HEADER, _imports_text(used, {name: _defining_module(name) for name in ops.ENUMS}) + "\n"]
     chunks.append("".join(f"{n}: {ops.__annotations__[n]}\n" for n in values))
     for f in [*own, *generated]:
         overloaded = len(f.forms) > 1
