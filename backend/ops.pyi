@@ -473,7 +473,7 @@ def CrossReplicaSum(operand: XlaOp, replica_groups: Sequence[ReplicaGroup | Sequ
 
 def CustomCall(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape: Shape | str,
     opaque: bytes | str = '',
@@ -485,7 +485,7 @@ def CustomCall(
 
 def CustomCallWithAliasing(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape_with_layout: Shape | str,
     operand_shapes_with_layout: Sequence[Shape | str],
@@ -500,7 +500,7 @@ def CustomCallWithAliasing(
 
 def CustomCallWithComputation(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     computation: XlaComputation,
     shape: Shape | str,
@@ -515,7 +515,7 @@ def CustomCallWithComputation(
 
 def CustomCallWithLayout(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape_with_layout: Shape | str,
     operand_shapes_with_layout: Sequence[Shape | str],

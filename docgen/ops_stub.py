@@ -50,6 +50,7 @@ ATTRIBUTE_TYPES: dict[str, str] = {
     "bool": "bool",
     "str": "str",
     "bytes": "bytes | str",
+    "target_name": "str | bytes",
     "int_list": "Sequence[int]",
     "int_list_or_none": "Sequence[int] | None",
     "int_pairs": "Sequence[Sequence[int]]",
