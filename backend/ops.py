@@ -303,7 +303,10 @@ def build(name: str, /, *args: Any, **kwargs: Any) -> XlaOp:
     """``ops.<name>(*args, **kwargs)`` as the one XlaOp of its instruction: for the ops of :data:`SEVERAL_RESULTS`
     the tuple-shaped XlaOp (what a graph, a conformance case or GetTupleElement takes), not xla_client's Python tuple
     of XlaOps; for every other op the same XlaOp ``ops.<name>`` returns."""
-    function = __getattr__(name)
+    try:
+        function = __getattr__(name)
+    except AttributeError:
+        raise OpError(str(name), "arg-type", f"no op named {name!r} (backend.ops lists them: dir(ops))") from None
     return getattr(function, "instruction", function)(*args, **kwargs)  # type: ignore[no-any-return]
 
 

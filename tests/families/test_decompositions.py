@@ -397,6 +397,11 @@ def test_xla_client_form_returns_a_python_tuple_of_its_results(op, args, count):
     assert ops.SEVERAL_RESULTS[op] == count
 
 
+def test_build_names_an_op():
+    with pytest.raises(OpError, match="no op named 'Eighh'"):
+        ops.build("Eighh", None)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_eigh_pair_runs_as_xla_client_code_wrote_it(backend):
     b = XlaBuilder("eigh")
