@@ -42,6 +42,8 @@ from backend.hlo.shape import Shape
 _IMPORTER = "stablehlo_import"
 #: The op name ("stablehlo.add") -> the function that builds it: ``fn(ctx, op, operands) -> XlaOp | list``.
 IMPORTERS: dict[str, Callable[..., Any]] = {}
+#: The first channel id of the collectives the importer adds (above those a program numbers its own with).
+CHANNEL_BASE = 1 << 20
 #: Custom-call targets that carry no computation (sharding annotations): their operand is their result.
 IDENTITY_CUSTOM_CALLS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
 
@@ -96,6 +98,22 @@ def import_module(program: str | bytes | Any, name: str | None = None) -> XlaCom
     with jax_mlir.make_ir_context() as context, ir.Location.unknown():
         module = _parse(ir, context, source)
         return _Importer(ir, module).main(name)
+
+
+def device_counts(program: str | bytes | Any) -> tuple[int, int]:
+    """The (replicas, partitions) the module runs on: its ``mhlo.num_replicas`` and ``mhlo.num_partitions`` (1 when
+    absent); a program sharded with ``shard_map`` runs on its mesh's devices as partitions."""
+    source = _to_text(program)
+    jax_mlir, ir = _mlir()
+    with jax_mlir.make_ir_context() as context, ir.Location.unknown():
+        return module_devices(ir, _parse(ir, context, source))
+
+
+def module_devices(ir: Any, module: Any) -> tuple[int, int]:
+    attrs = module.operation.attributes
+    counts = [ir.IntegerAttr(attrs[key]).value if key in attrs else 1 for key in ("mhlo.num_replicas",
+                                                                                     "mhlo.num_partitions")]
+    return counts[0], counts[1]
 
 
 def _parse(ir: Any, context: Any, source: str | bytes) -> Any:
@@ -287,10 +305,15 @@ class _Importer:
         self.ir = ir
         self.module = module
         self.functions: dict[str, Any] = {}
+        self.meshes: dict[str, Any] = {}  # sdy.mesh ops by name (a shard_map program's device mesh)
         for op in module.body.operations:
             if op.operation.name == "func.func":
                 self.functions[ir.StringAttr(op.attributes["sym_name"]).value] = op
+            elif op.operation.name == "sdy.mesh":
+                self.meshes[ir.StringAttr(op.attributes["sym_name"]).value] = op.attributes["mesh"]
+        self.replicas, self.partitions = module_devices(ir, module)
         self._counter = 0
+        self._channel = CHANNEL_BASE
 
     def main(self, name: str | None) -> XlaComputation:
         if name is None:
@@ -319,6 +342,11 @@ class _Importer:
         self._counter += 1
         return f"{base}.{self._counter}"
 
+    def channel(self) -> int:
+        """A channel id for a collective the importer adds (a sharded program's gathering of its results)."""
+        self._channel += 1
+        return self._channel
+
     def block(self, b: XlaBuilder, block: Any, args: Sequence[XlaOp], env: dict[Any, XlaOp]) -> list[XlaOp]:
         """Builds the block's ops into ``b``; ``env`` maps the values defined outside it; returns its results."""
         env = dict(env)
@@ -326,7 +354,7 @@ class _Importer:
             env[arg] = value
         for op in block.operations:
             name = op.operation.name
-            if name in ("func.return", "stablehlo.return"):
+            if name in ("func.return", "stablehlo.return", "sdy.return"):
                 return [env[v] for v in op.operands]
             operands = [env[v] for v in op.operands]
             results = self.op(b, op, operands, env)
@@ -1060,3 +1088,183 @@ def _custom_call(ctx: _Context, op: Any, operands: list[XlaOp]) -> Any:
         return LAPACK_TARGETS[routine](ctx, operands)
     raise UnsupportedError(_IMPORTER, f"stablehlo.custom_call @{target}",
                            "no op of this project has this custom-call target's meaning")
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices and collectives; shard_map's manual computation
+
+
+def _replica_groups(ctx: _Context) -> list[list[int]]:
+    attr = ctx.attr("replica_groups")
+    if attr is None:
+        return []
+    groups = np.asarray(ctx.ir.DenseIntElementsAttr(attr))
+    return [[int(v) for v in row if v >= 0] for row in groups.reshape(groups.shape[0], -1)] if groups.size else []
+
+
+def _channel_id(ctx: _Context) -> int | None:
+    attr = ctx.attr("channel_handle")
+    if attr is None:
+        return None
+    handle = stablehlo.ChannelHandle(attr).handle
+    return handle if handle > 0 else None
+
+
+@importer("stablehlo.partition_id")
+def _partition_id(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.PartitionId(ctx.builder)
+
+
+@importer("stablehlo.replica_id")
+def _replica_id(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.ReplicaId(ctx.builder)
+
+
+@importer("stablehlo.all_reduce")
+def _all_reduce(ctx: _Context, op: Any, operands: list[XlaOp]) -> list[XlaOp]:
+    _no_captures(ctx)
+    reducer = ctx.region(0, "reducer")
+    return [ops.AllReduce(x, reducer, _replica_groups(ctx), _channel_id(ctx), None,
+                          "use_global_device_ids" in op.attributes) for x in operands]
+
+
+@importer("stablehlo.all_gather")
+def _all_gather(ctx: _Context, op: Any, operands: list[XlaOp]) -> list[XlaOp]:
+    dim = _int(ctx.ir, op, "all_gather_dim")
+    out = []
+    for k, x in enumerate(operands):
+        count = ctx.result_shape(k).dimensions()[dim] // max(1, ctx.builder.get_shape(x).dimensions()[dim])
+        out.append(ops.AllGather(x, dim, count, _replica_groups(ctx), _channel_id(ctx), None,
+                                 "use_global_device_ids" in op.attributes))
+    return out
+
+
+@importer("stablehlo.reduce_scatter")
+def _reduce_scatter(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    _no_captures(ctx)
+    dim = _int(ctx.ir, op, "scatter_dimension")
+    count = ctx.builder.get_shape(operands[0]).dimensions()[dim] // max(1, ctx.result_shape().dimensions()[dim])
+    return ops.ReduceScatter(operands[0], ctx.region(0, "reducer"), dim, count, _replica_groups(ctx),
+                             _channel_id(ctx), None, "use_global_device_ids" in op.attributes)
+
+
+@importer("stablehlo.all_to_all")
+def _all_to_all(ctx: _Context, op: Any, operands: list[XlaOp]) -> list[XlaOp]:
+    return [ops.AllToAll(x, _int(ctx.ir, op, "split_dimension"), _int(ctx.ir, op, "concat_dimension"),
+                         _int(ctx.ir, op, "split_count"), _replica_groups(ctx), None, _channel_id(ctx))
+            for x in operands]
+
+
+@importer("stablehlo.collective_broadcast")
+def _collective_broadcast(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    return ops.CollectiveBroadcast(operands[0], _replica_groups(ctx), _channel_id(ctx))
+
+
+@importer("stablehlo.collective_permute")
+def _collective_permute(ctx: _Context, op: Any, operands: list[XlaOp]) -> XlaOp:
+    flat = _ints(ctx.ir, ctx.attr("source_target_pairs"))
+    return ops.CollectivePermute(operands[0], [[flat[2 * i], flat[2 * i + 1]] for i in range(len(flat) // 2)],
+                                 _channel_id(ctx))
+
+
+def _mesh_axes(ctx: _Context, sharding: Any) -> list[tuple[str, int]]:
+    """The (name, size) axes of a sharding's mesh (a reference to a module's ``sdy.mesh``, or the mesh itself)."""
+    from jax.extend.mlir.dialects import sdy
+
+    ref = sharding.mesh_or_ref
+    name = str(ref).lstrip("@")
+    mesh_attr = ctx.importer.meshes.get(name) if name in ctx.importer.meshes else ref
+    try:
+        mesh = sdy.MeshAttr(mesh_attr)
+    except Exception as e:
+        raise UnsupportedError(_IMPORTER, "sdy.manual_computation", f"its mesh {ref} is not a mesh of this module") \
+            from e
+    axes = [sdy.MeshAxisAttr(a) for a in mesh.axes]
+    if list(mesh.device_ids) and list(mesh.device_ids) != list(range(int(np.prod([a.size for a in axes])))):
+        raise UnsupportedError(_IMPORTER, "sdy.manual_computation", f"its mesh orders the devices as "
+                               f"{list(mesh.device_ids)}: only meshes of devices in id order are imported")
+    return [(a.name, a.size) for a in axes]
+
+
+def _dim_axes(sharding: Any) -> list[list[str]]:
+    """Per dimension, the mesh axes it is split over (major first)."""
+    from jax.extend.mlir.dialects import sdy
+
+    out = []
+    for dim in sharding.dimension_shardings:
+        refs = [sdy.AxisRefAttr(a) for a in sdy.DimensionShardingAttr(dim).axes]
+        if any(r.sub_axis_info is not None for r in refs):
+            raise UnsupportedError(_IMPORTER, "sdy.manual_computation", "a dimension split over a sub-axis")
+        out.append([r.name for r in refs])
+    return out
+
+
+class _Mesh:
+    """A device mesh: axes (name, size), devices numbered in row-major order of the axes."""
+
+    def __init__(self, axes: list[tuple[str, int]]) -> None:
+        self.names = [a for a, _ in axes]
+        self.sizes = [n for _, n in axes]
+
+    def size(self, names: Sequence[str]) -> int:
+        return int(np.prod([self.sizes[self.names.index(a)] for a in names]))
+
+    def index(self, b: XlaBuilder, device: XlaOp, names: Sequence[str]) -> XlaOp:
+        """The device's position along the axes ``names`` (major first), from its id ``device`` (s32)."""
+        total = None
+        for a in names:
+            k = self.names.index(a)
+            stride = int(np.prod(self.sizes[k + 1:]))
+            i = ops.Rem(ops.Div(device, ops.Constant(b, np.int32(stride))), ops.Constant(b, np.int32(self.sizes[k])))
+            total = i if total is None else ops.Add(ops.Mul(total, ops.Constant(b, np.int32(self.sizes[k]))), i)
+        return total if total is not None else ops.Constant(b, np.int32(0))
+
+    def groups(self, names: Sequence[str]) -> list[list[int]]:
+        """The device groups that differ only along ``names``, each in the order of its position along them."""
+        ids = np.arange(int(np.prod(self.sizes))).reshape(self.sizes)
+        moved = [self.names.index(a) for a in names]
+        rest = [k for k in range(len(self.names)) if k not in moved]
+        return np.transpose(ids, rest + moved).reshape(-1, self.size(names)).tolist()
+
+
+@importer("sdy.manual_computation")
+def _manual_computation(ctx: _Context, op: Any, operands: list[XlaOp]) -> list[XlaOp]:
+    """``shard_map``: each device takes its shard of every operand (a DynamicSlice at its mesh position, from its
+    partition id), runs the body, and the results split over mesh axes are gathered back (AllGather over the
+    devices that differ along those axes), so that every device holds the global results."""
+    from jax.extend.mlir.dialects import sdy
+
+    ins = [sdy.TensorShardingAttr(s) for s in sdy.TensorShardingPerValueAttr(ctx.attr("in_shardings")).shardings]
+    outs = [sdy.TensorShardingAttr(s) for s in sdy.TensorShardingPerValueAttr(ctx.attr("out_shardings")).shardings]
+    manual = set(sdy.ManualAxesAttr(ctx.attr("manual_axes")))
+    mesh = _Mesh(_mesh_axes(ctx, (ins + outs)[0]))
+    devices = mesh.size(mesh.names)
+    if manual != {a for a, n in zip(mesh.names, mesh.sizes) if n > 1}:
+        raise UnsupportedError(_IMPORTER, "sdy.manual_computation", f"manual axes {sorted(manual)} of the mesh "
+                               f"{dict(zip(mesh.names, mesh.sizes))}: only programs manual over the whole mesh")
+    importer_ = ctx.importer
+    if importer_.partitions != devices or importer_.replicas != 1:
+        raise UnsupportedError(_IMPORTER, "sdy.manual_computation", f"a mesh of {devices} devices in a module of "
+                               f"{importer_.replicas} replicas x {importer_.partitions} partitions")
+    b = ctx.builder
+    device = ops.ConvertElementType(ops.PartitionId(b), PrimitiveType.S32)
+    local = []
+    for x, sharding in zip(operands, ins):
+        split = _dim_axes(sharding)
+        if not any(split):
+            local.append(x)
+            continue
+        dims = b.get_shape(x).dimensions()
+        sizes = [d // mesh.size(axes) for d, axes in zip(dims, split)]
+        starts = [ops.Mul(mesh.index(b, device, axes), ops.Constant(b, np.int32(n))) if axes
+                  else ops.Constant(b, np.int32(0)) for axes, n in zip(split, sizes)]
+        local.append(ops.DynamicSlice(x, starts, sizes))
+    results = importer_.block(b, op.regions[0].blocks[0], local, ctx.env)  # type: ignore[attr-defined]
+    out = []
+    for r, sharding in zip(results, outs):
+        for d, axes in enumerate(_dim_axes(sharding)):
+            if axes:
+                groups = mesh.groups(axes)
+                r = ops.AllGather(r, d, len(groups[0]), groups, importer_.channel(), None, True)
+        out.append(r)
+    return out

@@ -14,7 +14,7 @@ from backend.hlo.builder import XlaBuilder
 from backend.hlo.graph import XlaComputation, XlaOp
 from backend.hlo.shape import Shape, shape_from_pyval
 from backend.hlo.token import is_token
-from conformance.cases import CONSTANTS, PARAMETERS
+from conformance.cases import CONSTANTS, PARAMETERS, PROGRAM, program_command
 from specs.loader import PerDevice
 
 
@@ -269,7 +269,9 @@ REPRODUCTION_IMPORTS = ("import numpy as np", "import ml_dtypes  # noqa: F401",
 
 
 def reproduction(case: Any, backend: str) -> str:
-    """A self-contained Python snippet that rebuilds and runs the case."""
+    """A self-contained Python snippet that rebuilds and runs the case (for a program: the command that checks it)."""
+    if case.kind == PROGRAM:
+        return program_command(case, backend)
     lines = [*REPRODUCTION_IMPORTS, "from backend import XlaBuilder, ops, Shape, "
              "get_backend", "", f"b = XlaBuilder({case.op.lower()!r})"]
     call_args = []

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
+from conformance import programs
+
 GOLDEN, GENERATED, ERROR = "golden", "generated", "error"
+#: A whole program of the corpus (conformance/programs/) run on the backend against the reference: its case id is
+#: ``program/NAME`` and its op ``program`` (one scoreboard row for the corpus; a verdict per program).
+PROGRAM = "program"
 #: How a case's operand inputs enter the computation: as Parameters bound to the values at
 #: execution, or as Constants holding them (a backend's constant folding must agree with its code).
 PARAMETERS, CONSTANTS = "param", "const"
@@ -67,3 +73,35 @@ def in_both_operand_forms(case: Case) -> list[Case]:
            for v in case.inputs.values()):
         return [dataclasses.replace(case, id=f"{case.id}/{PARAMETERS}", operand_form=PARAMETERS)]
     return [dataclasses.replace(case, id=f"{case.id}/{form}", operand_form=form) for form in (PARAMETERS, CONSTANTS)]
+
+
+def program_case(name: str) -> Case:
+    """The case that runs the corpus program ``name`` (conformance/programs/NAME.mlir on NAME.npz)."""
+    return Case(id=f"{PROGRAM}/{name}", op=PROGRAM, kind=PROGRAM, inputs={}, attrs={})
+
+
+def program_cases() -> list[Case]:
+    """A case per program of the corpus, by name."""
+    return [program_case(name) for name in programs.names()]
+
+
+def program_name(case: Case) -> str:
+    """The program a case of kind ``program`` runs."""
+    return case.id.removeprefix(f"{PROGRAM}/")
+
+
+def program_command(case: Case, backend: str) -> str:
+    """The Python snippet that checks a program case's program alone (its reproduction when no op is localised)."""
+    mlir, npz = programs.paths(program_name(case))
+    root = Path(__file__).resolve().parent.parent
+    return program_snippet(backend, str(mlir.relative_to(root)), str(npz.relative_to(root)))
+
+
+def program_snippet(backend: str, program: str, inputs: str | None = None, seed: int = 0) -> str:
+    """The Python snippet that checks ``program`` on the backend (on ``inputs``, an .npz, or inputs drawn with
+    ``seed``), as ``python -m conformance check-program`` does."""
+    values = f"load_inputs({inputs!r}, computation)" if inputs else f"draw_inputs(computation, {seed})"
+    return "\n".join(["from backend import get_backend",
+                      "from conformance.check_program import check_program, draw_inputs, load_inputs, load_program, "
+                      "text_report", "", f"computation = load_program({program!r})",
+                      f"print(text_report(check_program(computation, get_backend({backend!r}), {values})))"])

@@ -22,8 +22,9 @@ from typing import Any
 
 import specs
 from backend.backends import ENTRY_POINT_GROUP, available_backends, get_backend
+from backend.errors import ExecutionError, OpError, UnsupportedError
 from conformance import check_program
-from conformance.cases import Case
+from conformance.cases import PROGRAM, Case, program_case, program_cases, program_snippet
 from conformance.compile_cache import enable_compilation_cache
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError, start_backend
@@ -33,11 +34,12 @@ from conformance.outcomes import PROFILES, SPEC
 from conformance.progress import RunProgress
 from conformance.render import FORMATS, chosen_outcomes_text, render, scoreboard_text, stale_lines, totals_line
 from conformance.report import ReportError, build_report, load_report, write_json
-from conformance.runner import DEFAULT_BATCH_SIZE, FAILURES, Result, run_cases
+from conformance.runner import DEFAULT_BATCH_SIZE, FAILURES, Result, program_result, run_cases
 from conformance.selection import (
     ETYPE_NAMES,
     FAMILIES,
     KINDS,
+    OP_KINDS,
     SelectionError,
     chosen_ops,
     comma_list,
@@ -72,10 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=PROFILES, default=SPEC,
                      help="spec: the documents' semantics, any allowed implementation-defined outcome accepted "
                      "(default); xla: XLA's observed behaviour required everywhere")
-    run.add_argument("--report", help="write a JSON report to this path")
-    run.add_argument("--junit", help="write a JUnit XML report to this path")
-    run.add_argument("--markdown", help="write a Markdown report to this path")
-    run.add_argument("--html", help="write a self-contained HTML scoreboard to this path")
+    _report_options(run)
     run.add_argument("--xfails", metavar="FILE",
                      help="cases expected to fail: lines 'PATTERN REASON' (see conformance/manifest.py); a listed "
                      "case that fails is xfail (not a failure), one that passes is xpass")
@@ -121,7 +120,19 @@ def _parser() -> argparse.ArgumentParser:
     fz.add_argument("--max-steps", type=positive_int, default=5, help="longest chain of ops in one program")
     fz.add_argument("--backend", default="jax", help="the backend compared with the reference")
     fz.add_argument("-v", "--verbose", action="store_true", help="list every disagreement, not one per cause")
-    check_program.add_parser(sub)
+    cp = sub.add_parser("check-program", help="run a StableHLO program on a backend and the reference; localise the "
+                        "first op that differs", description="Runs a program (StableHLO text or bytecode, or a "
+                        "jax.export artifact) on the backend and on the reference with the same inputs, judges every "
+                        "output with the suite's tolerances and allowed outcomes and, when one differs, localises "
+                        "the first op that differs given identical inputs and prints its one-op reproduction. Exit "
+                        "status: 0 passed (or implementation-defined), 1 a difference, 2 the program cannot be "
+                        "read or run, or the backend does not support it.")
+    cp.add_argument("program", help="StableHLO text or bytecode, or a jax.export artifact")
+    cp.add_argument("--backend", default="jax", help="reference, jax, pallas, an entry point, or module:attribute")
+    cp.add_argument("--inputs", help="an .npz of the inputs (arg0, arg1... or in parameter order); default: drawn")
+    cp.add_argument("--seed", type=non_negative_int, default=0, help="seed of the drawn inputs")
+    cp.add_argument("--profile", choices=PROFILES, default=SPEC, help="the judging profile, as run's")
+    _report_options(cp)
     cov = sub.add_parser("coverage", help="list the arguments and documented edges that no case exercises")
     cov.add_argument("--ops", default="", help="comma-separated op names (default: every op with a spec)")
     cov.add_argument("--seed", type=non_negative_int, default=0, help="seed for generated cases")
@@ -129,6 +140,55 @@ def _parser() -> argparse.ArgumentParser:
     cov.add_argument("--check", action="store_true", help="exit 1 if the list differs from the allowlist")
     cov.add_argument("--write-allowlist", action="store_true", help="write the list to the allowlist file")
     return p
+
+
+def _report_options(p: argparse.ArgumentParser) -> None:
+    """The report files ``run`` and ``check-program`` write."""
+    p.add_argument("--report", help="write a JSON report to this path")
+    p.add_argument("--junit", help="write a JUnit XML report to this path")
+    p.add_argument("--markdown", help="write a Markdown report to this path")
+    p.add_argument("--html", help="write a self-contained HTML scoreboard to this path")
+
+
+def _check_program(args: argparse.Namespace) -> int:
+    """``check-program PROGRAM``: its verdict as a case of kind ``program``, in the reports ``run`` writes."""
+    bad_path = _unwritable(args)
+    if bad_path:
+        print(f"error: {bad_path}", file=sys.stderr)
+        return 2
+    try:
+        computation = check_program.load_program(args.program)
+        inputs = (check_program.load_inputs(args.inputs, computation) if args.inputs
+                  else check_program.draw_inputs(computation, args.seed))
+    except (OSError, OpError, UnsupportedError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    backend = _backend(args.backend)
+    if backend is None:
+        return 2
+    started = datetime.now(UTC)
+    name = os.path.splitext(os.path.basename(args.program))[0]
+    try:
+        checked = check_program.check_program(computation, backend, inputs, name, args.profile, args.backend,
+                                              check_program.program_devices(args.program))
+    except (OpError, UnsupportedError, ExecutionError) as e:  # the reference cannot run it
+        print(f"error: the reference cannot run the program: {e}", file=sys.stderr)
+        return 2
+    result = program_result(program_case(name), checked)
+    if result.status in FAILURES and not result.reproduction:
+        result.reproduction = program_snippet(args.backend, args.program, args.inputs, args.seed)
+    options = {"ops": None, "kinds": [PROGRAM], "program": args.program, "inputs": args.inputs,
+               **({} if args.inputs else {"input_seed": args.seed})}
+    report = build_report([result], backend, seconds=checked.seconds, seed=args.seed, profile=args.profile,
+                          options=options, started=started)
+    print(check_program.text_report(checked))
+    written, unwritten = _write_reports(args, report)
+    if written:
+        print("reports: " + ", ".join(written))
+    if unwritten:
+        print(f"exit 2: {unwritten}", file=sys.stderr)
+        return 2
+    return {check_program.FAILED: 1, check_program.UNSUPPORTED: 2}.get(checked.status, 0)
 
 
 def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
@@ -167,7 +227,7 @@ def _coverage(args: argparse.Namespace, all_specs: dict) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "check-program":
-        return check_program.main(args)
+        return _check_program(args)
     if args.command in ("report", "compare"):
         return _report_command(args)
     if args.command == "merge":
@@ -206,6 +266,8 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
         return 2
     selected: list[Case] = []
     per_op: dict[str, list[Case]] = {}
+    if not set(args.kinds) & set(OP_KINDS):
+        names = []  # only programs: no op's cases are generated (and no manifest entry of an op is stale)
     for name in names:
         every = cases_for(all_specs[name], args.seed)
         for manifest in (xfails, skips):  # an entry matching a case of the run's ops is not stale
@@ -213,6 +275,14 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
                 manifest.note_cases(c.id for c in every)
         per_op[name] = [c for c in every if keep(c, args.kinds, args.cases, args.etypes, args.shard)]
         selected += per_op[name]
+    if PROGRAM in args.kinds and not args.ops.strip() and not args.families and not args.etypes:
+        every = program_cases()  # the corpus runs in a run of every op (not one narrowed to some ops or types)
+        for manifest in (xfails, skips):
+            if manifest:
+                manifest.note_cases(c.id for c in every)
+        per_op[PROGRAM] = [c for c in every if keep(c, args.kinds, args.cases, args.etypes, args.shard)]
+        selected += per_op[PROGRAM]
+        names = [*names, PROGRAM]
     if not selected:
         print(f"error: 0 cases selected ({_selection_text(args, names)}): nothing to run", file=sys.stderr)
         return 2
@@ -242,7 +312,7 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
     start = time.perf_counter()
     results: list[Result] = []
     recorded: list[Result] = []  # the results a journal holds (or would), as the backend gave them
-    ran_ops = [n for n in names if per_op[n]]
+    ran_ops = [n for n in names if per_op.get(n)]
     progress = RunProgress(ran_ops, quiet=args.quiet)
     order: dict[str, int] = {}
 
@@ -303,8 +373,9 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
                "timeout": None if args.no_isolation else args.timeout, "isolation": not args.no_isolation,
                **{k: v for k, v in (("families", args.families), ("cases", args.cases), ("etypes", args.etypes))
                   if v}, **({"shard": f"{args.shard[0]}/{args.shard[1]}"} if args.shard else {})}
-    manifests = {"xfails": xfails.summary(names, all_specs) if xfails else None,
-                 "skips": skips.summary(names, all_specs) if skips else None}
+    known = [*all_specs, PROGRAM]
+    manifests = {"xfails": xfails.summary(names, known) if xfails else None,
+                 "skips": skips.summary(names, known) if skips else None}
     report = build_report(results, backend, seconds=seconds, seed=args.seed, profile=args.profile, options=options,
                           started=started, manifests=manifests)
     print()
@@ -344,7 +415,8 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
 
 
 def _selection_text(args: argparse.Namespace, names: list[str]) -> str:
-    parts = [f"ops {','.join(names) if len(names) <= 5 else f'{len(names)} ops'}", f"kinds {','.join(args.kinds)}"]
+    kinds = [k for k in args.kinds if k != PROGRAM or PROGRAM in names]  # programs run only in a run of every op
+    parts = [f"ops {','.join(names) if len(names) <= 5 else f'{len(names)} ops'}", f"kinds {','.join(kinds)}"]
     parts += [f"{flag} {','.join(v)}" for flag, v in (("families", args.families), ("cases", args.cases),
                                                         ("etypes", args.etypes)) if v]
     if args.shard:
@@ -355,7 +427,7 @@ def _selection_text(args: argparse.Namespace, names: list[str]) -> str:
 def _unwritable(args: argparse.Namespace) -> str:
     """Why one of the output paths cannot be written (checked before the run), or ''."""
     for flag in ("report", "junit", "markdown", "html", "results", "resume"):
-        path = getattr(args, flag)
+        path = getattr(args, flag, None)
         if not path:
             continue
         parent = os.path.dirname(os.path.abspath(path))

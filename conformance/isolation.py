@@ -102,7 +102,7 @@ def _worker_main(conn: Connection, backend_name: str, profile: str, parent_pid: 
         try:
             cases = [case for _, case in message]
             for (index, _), r in zip(message, run_batch(cases, backend, profile, backend_name)):
-                conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen)))
+                conn.send(("result", (index, r.status, r.message, r.reproduction, r.seconds, r.chosen, r.program)))
         except Exception as e:  # the suite's own code raised (run_batch turns the backend's errors into results)
             conn.send(("suite_error", "".join(traceback.format_exception(e, limit=-4)).strip()))
             raise
@@ -163,7 +163,7 @@ class Worker:
     def deadline(self, timeout: float) -> float:
         return self.task[1] + timeout if self.task is not None else self.started + STARTUP_TIMEOUT
 
-    def receive(self) -> tuple[Case, tuple[int, str, str, str, float, dict[str, dict[str, int]]]] | None:
+    def receive(self) -> tuple[Case, tuple[int, str, str, str, float, dict[str, dict[str, int]], Any]] | None:
         """Handle one message: a finished case and its result's fields, or None (the worker became ready).
 
         Raises EOFError if the worker has died, WorkerStartError if it could not load the backend.
@@ -329,8 +329,8 @@ class IsolatedRunner:
                     self._replace(workers, w, record, give_work, alone, CRASHED, message)
                     continue
                 if finished is not None:
-                    case, (index, status, message, repro, seconds, chosen) = finished
-                    record(Result(case, status, message, repro, seconds, chosen), index)
+                    case, (index, status, message, repro, seconds, chosen, program) = finished
+                    record(Result(case, status, message, repro, seconds, chosen, program=program), index)
                     if not w.busy:
                         workers.remove(w)
                         give_work(w)

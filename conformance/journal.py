@@ -37,7 +37,8 @@ def result_record(result: Result, backend: str, profile: str = SPEC, seed: int =
             "profile": profile, "seed": seed, "status": result.status, "message": result.message,
             "seconds": round(result.seconds, 4),
             **({"reproduction": result.reproduction} if result.reproduction else {}),
-            **({"chosen": result.chosen} if result.chosen else {})}
+            **({"chosen": result.chosen} if result.chosen else {}),
+            **({"program": result.program} if result.program is not None else {})}
 
 
 def _check_record(record: Any, where: str) -> dict[str, Any]:
@@ -70,6 +71,8 @@ def _check_record(record: Any, where: str) -> dict[str, Any]:
             isinstance(k, str) and isinstance(v, dict)
             and all(isinstance(o, str) and type(n) is int for o, n in v.items()) for k, v in chosen.items()):
         raise fail("chosen", "{entry id: {outcome: count}}")
+    if "program" in record and not isinstance(record["program"], dict):
+        raise fail("program", "an object (a program case's details)")
     return record
 
 
@@ -131,7 +134,7 @@ def resume_problem(path: str, records: dict[str, dict[str, Any]], backend: str, 
 
 def result_from_record(case: Case, record: dict[str, Any]) -> Result:
     return Result(case, record["status"], record.get("message", ""), record.get("reproduction", ""),
-                  float(record.get("seconds", 0.0)), dict(record.get("chosen") or {}))
+                  float(record.get("seconds", 0.0)), dict(record.get("chosen") or {}), program=record.get("program"))
 
 
 class Journal:

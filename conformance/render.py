@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from typing import Any
 
+from conformance.cases import PROGRAM
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.report import STATUSES
 from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, TIMED_OUT, UNSUPPORTED, clean_text
@@ -62,6 +63,32 @@ def chosen_outcomes_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def programs(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's program cases (kind ``program``), in run order."""
+    return [c for c in report["cases"] if c["kind"] == PROGRAM]
+
+
+def localised_text(case: dict[str, Any]) -> str:
+    """Where a program case's difference starts: its first op that differs (and its region at fault), or ''."""
+    found = case.get("program", {}).get("localised")
+    if not found:
+        return ""
+    text = f"{found['name']} ({found['opcode']})"
+    if found.get("region"):
+        inner = found.get("region_finding")
+        text += f", its region {found['region']} at fault" + (f": {inner['name']} ({inner['opcode']})" if inner else "")
+    return text
+
+
+def program_line(case: dict[str, Any]) -> str:
+    """A program's verdict in one line."""
+    details = case.get("program", {})
+    size = f"{details['instructions']} instructions, " if "instructions" in details else ""
+    where = localised_text(case)
+    return (f"{case['name']}: {case['status']} ({size}{case['seconds']:.2f} s)"
+            + (f"; first op that differs: {where}" if where else ""))
+
+
 def stale_lines(report: dict[str, Any]) -> list[str]:
     return [f"{kind} {m['path']}:{e['line']}: '{e['pattern']}' matches no case (stale entry)"
             for kind, m in report["manifests"].items() if m for e in m["stale"]]
@@ -77,7 +104,10 @@ def scoreboard_text(report: dict[str, Any]) -> str:
                 + "  ".join(f"{counts.get(s, 0):>{max(6, len(s))}}" for s in cols))
 
     lines = [head, "-" * len(head)] + [row(op, o["counts"]) for op, o in report["ops"].items()]
-    return "\n".join(lines + ["-" * len(head), row("total", report["totals"])])
+    lines += ["-" * len(head), row("total", report["totals"])]
+    if programs(report):
+        lines += ["", "programs:"] + [f"  {program_line(c)}" for c in programs(report)]
+    return "\n".join(lines)
 
 
 #: Characters a report value keeps as they are in Markdown; every other one becomes an HTML character reference.
@@ -129,6 +159,11 @@ def markdown(report: dict[str, Any]) -> str:
              "| op | cases | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
     lines += [f"| {md_text(op)} | {o['cases']} | " + " | ".join(str(o["counts"].get(s, 0)) for s in cols) + " |"
               for op, o in report["ops"].items()]
+    if programs(report):
+        lines += ["", "## Programs", "", "| program | status | instructions | seconds | first op that differs |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {md_text(c['name'])} | {md_text(c['status'])} | {c.get('program', {}).get('instructions', '')} | "
+                  f"{c['seconds']:.2f} | {md_text(localised_text(c))} |" for c in programs(report)]
     chosen = chosen_outcomes(report)
     if chosen:
         lines += ["", "## Implementation-defined outcomes chosen", "", "| op | id | outcome | cases |",
@@ -229,6 +264,29 @@ def _case_details(c: dict[str, Any]) -> str:
     return f"<details class='case'><summary><code>{_e(c['id'])}</code> {_e(c['status'])}</summary>{body}</details>"
 
 
+def _programs_html(report: dict[str, Any]) -> str:
+    """The programs' verdicts: a table, with the localised op's HLO and reproduction for a program that differs."""
+    rows = []
+    for c in programs(report):
+        found = c.get("program", {}).get("localised")
+        detail = ""
+        if found:
+            detail = (f"<details><summary>{_e(localised_text(c))}</summary><pre>{_e(c['message'])}</pre>"
+                      f"<pre>{_e(found['hlo'])}</pre><pre>{_e(c.get('reproduction', ''))}</pre></details>")
+        elif c["message"]:
+            detail = f"<details><summary>why</summary><pre>{_e(c['message'])}</pre></details>"
+        status = c["status"]
+        rows.append(f"<tr class='{'bad' if status in FAILURES else 'ok' if status == 'passed' else 'other'}'>"
+                    f"<td>{_e(c['name'])}</td><td class='{_e(status.replace(' ', '-'))}'>{_e(status)}</td>"
+                    f"<td>{c.get('program', {}).get('instructions', '')}</td><td>{c['seconds']:.2f}</td>"
+                    f"<td class='detail'>{detail}</td></tr>")
+    if not rows:
+        return ""
+    head = "".join(f"<th>{h}</th>" for h in ("program", "status", "instructions", "seconds", "first op that differs"))
+    return (f"<h2>Programs</h2>\n<table id='programs'><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows)
+            + "\n</tbody></table>\n")
+
+
 def html_page(report: dict[str, Any]) -> str:
     cols = columns(report)
     noted = set(FAILURES) | {XPASS}
@@ -252,6 +310,7 @@ def html_page(report: dict[str, Any]) -> str:
         cells.append(f"<td class='detail' data-v='{len(listed)}'>{detail}</td>")
         rows.append(f"<tr class='{kind}' data-op='{_e(op)}'>{''.join(cells)}</tr>")
     warnings = "".join(f"<p class='warn'>{_e(line)}</p>" for line in stale_lines(report))
+    warnings += _programs_html(report)
     title = f"Conformance: {report['backend']['name']} ({report['profile']})"
     return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
             f"<style>{_CSS}</style></head><body>\n<h1>{_e(title)}</h1>\n"

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
+from conformance.cases import PROGRAM
 from conformance.manifest import SKIPPED, XFAIL, XPASS
 from conformance.outcomes import SPEC
 from conformance.runner import (
@@ -27,7 +28,7 @@ from conformance.runner import (
 )
 from conformance.schema_check import validate
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_schema.json")
 STATUSES = (PASSED, FAILED, CRASHED, TIMED_OUT, UNSUPPORTED, IMPL_DEFINED, XFAIL, XPASS, SKIPPED)
 PACKAGE = "xla-semantics"
@@ -63,7 +64,7 @@ def build_report(results: list[Result], backend: Any, *, seconds: float, seed: i
 
 def case_record(r: Result) -> dict[str, Any]:
     case = r.case
-    name = case.id.removeprefix(f"{case.op}/{case.kind}/")
+    name = case.id.removeprefix(f"{case.op}/{case.kind}/").removeprefix(f"{PROGRAM}/")
     form = case.operand_form if case.id.endswith(f"/{case.operand_form}") else None
     if form:
         name = name.removesuffix(f"/{form}")
@@ -74,7 +75,8 @@ def case_record(r: Result) -> dict[str, Any]:
             **({"reason": r.reason} if r.reason else {}),
             "message": r.message, "seconds": round(r.seconds, 4),
             **({"reproduction": r.reproduction} if r.reproduction else {}),
-            **({"chosen": r.chosen} if r.chosen else {})}
+            **({"chosen": r.chosen} if r.chosen else {}),
+            **({"program": r.program} if r.program is not None else {})}
 
 
 def summarize(cases: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:

@@ -14,7 +14,8 @@ import numpy as np
 import specs
 from backend.errors import OpError, UnsupportedError
 from conformance.build import build_case, device_arguments, reproduction
-from conformance.cases import ERROR, Case
+from conformance.cases import ERROR, PROGRAM, Case, program_name
+from conformance.check_program import ProgramReport, check_corpus_program
 from conformance.outcomes import SPEC, Mismatch, check_profile, judge
 from conformance.tolerance import describe_mismatch, mismatch_mask
 
@@ -45,6 +46,17 @@ def clean_text(text: Any) -> str:
     return _UNSAFE_TEXT.sub(_safe_char, text) if _UNSAFE_TEXT.search(text) else text
 
 
+def _clean(value: Any) -> Any:
+    """A JSON value with every string :func:`clean_text`."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
 @dataclasses.dataclass
 class Result:
     """One case's result. Its texts are :func:`clean_text`: a backend's message with a lone surrogate or control
@@ -58,11 +70,14 @@ class Result:
     chosen: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # id -> {outcome: elements}
     outcome: str = ""  # set by an xfail manifest (conformance/manifest.py): the status before it applied
     reason: str = ""  # the xfail or skip manifest entry's reason
+    program: dict[str, Any] | None = None  # a program case's details (ProgramReport.details): outputs, localised op
 
     def __post_init__(self) -> None:
         self.message = clean_text(self.message)
         self.reproduction = clean_text(self.reproduction)
         self.reason = clean_text(self.reason)
+        if self.program is not None:
+            self.program = _clean(self.program)
 
 
 def run_case(case: Case, backend: Any, profile: str = SPEC, backend_spec: str | None = None) -> Result:
@@ -71,11 +86,33 @@ def run_case(case: Case, backend: Any, profile: str = SPEC, backend_spec: str | 
     given as ``module:attribute`` is named so."""
     check_profile(profile)
     start = time.perf_counter()
-    result = _run(case, backend, profile)
+    if case.kind == PROGRAM:
+        result = _run_program(case, backend, profile, backend_spec)
+    else:
+        result = _run(case, backend, profile)
     result.seconds = time.perf_counter() - start
-    if result.status in FAILURES:
+    if result.status in FAILURES and not result.reproduction:
         result.reproduction = reproduction(case, backend_spec or backend.name)
     return result
+
+
+def _run_program(case: Case, backend: Any, profile: str, backend_spec: str | None) -> Result:
+    """A corpus program on the backend against the reference (conformance/check_program.py)."""
+    try:
+        report = check_corpus_program(program_name(case), backend, profile, backend_spec)
+    except (OSError, OpError, UnsupportedError) as e:  # ours: the program does not import or run on the reference
+        return Result(case, FAILED, f"the program cannot be read or run on the reference: {e}")
+    except SystemExit as e:
+        return Result(case, CRASHED, f"execute() called sys.exit({e.code!r})")
+    except Exception as e:
+        return Result(case, FAILED, f"checking the program raised {_exception_head(e)}")
+    return program_result(case, report)
+
+
+def program_result(case: Case, report: ProgramReport) -> Result:
+    """The result of a program case from its check's report: its verdict, the localised op's reproduction."""
+    return Result(case, report.status, report.verdict(), report.localised.reproduction if report.localised else "",
+                  report.seconds, program=report.details())
 
 
 def _run(case: Case, backend: Any, profile: str) -> Result:
@@ -389,7 +426,7 @@ def run_batch(cases: Sequence[Case], backend: Any, profile: str = SPEC,
         return
     built: dict[int, tuple[float, tuple[Any, Any, list[Any], list[Any]]]] = {}
     for k, case in enumerate(cases):
-        if case.kind == ERROR or case.infeed or case.outfeed is not None or case.devices is not None:
+        if case.kind in (ERROR, PROGRAM) or case.infeed or case.outfeed is not None or case.devices is not None:
             continue
         start = time.perf_counter()
         parts = _build(case)

@@ -15,10 +15,12 @@ import numpy as np
 
 from backend.hlo.etypes import ARRAY_TYPES, dtype_to_etype, short_name
 from backend.hlo.shape import Shape
-from conformance.cases import ERROR, GENERATED, GOLDEN, Case
+from conformance.cases import ERROR, GENERATED, GOLDEN, PROGRAM, Case
 from specs.loader import FAMILIES
 
-KINDS = (GOLDEN, GENERATED, ERROR)
+KINDS = (GOLDEN, GENERATED, ERROR, PROGRAM)
+#: The kinds whose cases come from the specs (one op each).
+OP_KINDS = (GOLDEN, GENERATED, ERROR)
 #: The element type names ``--etypes`` takes (``f32``, ``s4``, ``pred``...).
 ETYPE_NAMES = tuple(short_name(et) for et in ARRAY_TYPES)
 
@@ -160,6 +162,6 @@ def keep(case: Case, kinds: Sequence[str], patterns: Sequence[str] = (), etypes:
             and (shard_of is None or in_shard(case.id, *shard_of)))
 
 
-__all__ = ["ETYPE_NAMES", "FAMILIES", "KINDS", "SelectionError", "case_etypes", "chosen_ops", "comma_list",
+__all__ = ["ETYPE_NAMES", "FAMILIES", "KINDS", "OP_KINDS", "SelectionError", "case_etypes", "chosen_ops", "comma_list",
            "id_matches", "in_shard", "keep", "non_negative_int", "positive_int", "positive_seconds", "resolve_ops",
            "shard", "suggestions"]

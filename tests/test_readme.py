@@ -1,5 +1,6 @@
 """README.md works as pasted: every ```python block runs (in order, in a fresh interpreter each, one working
-directory for all, so the TPU recipe loads the artifact the block before it wrote), every shell block calls the
+directory for all, so the TPU recipe loads the artifact the block before it wrote; the multi-host script runs in
+tests/test_multihost.py, on two processes), every shell block calls the
 virtual environment's python or pip, and the install lines name what a checkout can install."""
 
 import os
@@ -11,7 +12,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", README, re.S | re.M)
+#: A block after this marker needs several processes: tests/test_multihost.py runs it.
+MULTI_HOST = "<!-- readme-example: multi-host"
+PYTHON_BLOCKS = [block for marker, block in re.findall(r"^(<!--[^\n]*-->\n)?```python\n(.*?)^```", README, re.S | re.M)
+                 if not marker.startswith(MULTI_HOST)]
 SHELL_BLOCKS = re.findall(r"^```(?:bash|sh|shell|console)\n(.*?)^```", README, re.S | re.M)
 
 

@@ -6,7 +6,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
+import backend.jax_backend  # noqa: F401 - its import gives jax 8 CPU devices (shard_map tests), before jax starts
 from backend import OpError, UnsupportedError, get_backend
 from backend.stablehlo_import import IMPORTERS, import_module, mapped_ops
 
@@ -134,14 +137,10 @@ def test_malformed_module_is_an_op_error_with_the_parser_diagnostic():
 
 
 def test_an_op_without_counterpart_is_unsupported_naming_it_and_its_location():
-    text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
-            "  %0 = \"stablehlo.all_reduce\"(%a) ({\n"
-            "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
-            "    %s = stablehlo.add %x, %y : tensor<f32>\n"
-            "    stablehlo.return %s : tensor<f32>\n"
-            "  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<2xf32>) -> tensor<2xf32>\n"
-            "  return %0 : tensor<2xf32>\n}")
-    with pytest.raises(UnsupportedError, match=r"stablehlo.all_reduce.*at loc\(\"-\":2:8\)"):
+    text = ("func.func @main(%n: tensor<1xi32>) -> tensor<?xf32> {\n"
+            "  %0 = stablehlo.dynamic_iota %n, dim = 0 : (tensor<1xi32>) -> tensor<?xf32>\n"
+            "  return %0 : tensor<?xf32>\n}")
+    with pytest.raises(UnsupportedError, match=r"stablehlo.dynamic_iota.*at loc\(\"-\":2:8\)"):
         import_module(text)
     text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
             "  %0 = stablehlo.custom_call @my_target(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
@@ -156,7 +155,8 @@ def test_the_table_has_one_function_per_op_and_maps_the_ops_jax_emits():
                  "stablehlo.reduce_window", "stablehlo.select_and_scatter", "stablehlo.gather", "stablehlo.scatter",
                  "stablehlo.sort", "stablehlo.while", "stablehlo.case", "stablehlo.if", "stablehlo.iota",
                  "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.rng_bit_generator", "chlo.erf_inv",
-                 "func.call"):
+                 "func.call", "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.collective_permute",
+                 "stablehlo.partition_id", "stablehlo.replica_id", "sdy.manual_computation"):
         assert name in IMPORTERS
     assert len(IMPORTERS) >= 90
 
@@ -237,3 +237,58 @@ def test_cusolver_custom_calls_of_a_program_lowered_for_cuda():
         got = get_backend("reference").execute(import_module(text), list(args))
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def _mesh(shape, names):
+    get_backend("jax")  # gives jax its 8 CPU devices, unless jax's backends started before
+    if len(jax.devices()) < 8:
+        pytest.skip("jax started with fewer than 8 devices")
+    return Mesh(np.array(jax.devices()[:8]).reshape(shape), names)
+
+
+def test_shard_map_on_a_2x4_mesh_slices_by_partition_id_and_gathers_back():
+    mesh = _mesh((2, 4), ("a", "b"))
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+
+    def body(x):  # each device's (2, 2) block
+        return x * 2, jax.lax.psum(x, "b"), jax.lax.all_gather(x, "a", tiled=True)
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("a", "b"), out_specs=(P("a", "b"), P("a", None), P(None, "b")),
+                      check_vma=False)
+    computation = _imported(f, x)
+    blocks = x.reshape(2, 2, 4, 2)  # [a, row, b, column]
+    want = [2 * x, blocks.sum(axis=2).reshape(4, 2), x]  # psum over b: the row of blocks summed
+    for name in ("reference", "jax"):
+        per_device = get_backend(name).execute(computation, [[x]] * 8, replicas=1, partitions=8)
+        for d in range(8):
+            for got, expected in zip(per_device[d], want):
+                np.testing.assert_array_equal(got, expected)
+    assert "partition-id" in computation.as_hlo_text() and "all-gather" in computation.as_hlo_text()
+
+
+def test_psum_scatter_and_all_to_all_of_a_shard_map():
+    mesh = _mesh((8,), ("d",))
+    x = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+
+    def body(x):  # each device's row (1, 16)
+        return jax.lax.psum_scatter(x, "d", scatter_dimension=1, tiled=True), jax.lax.all_to_all(x, "d", 1, 0,
+                                                                                                tiled=True)
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=(P(None, "d"), P("d")), check_vma=False)
+    computation = _imported(f, x)
+    # psum_scatter: device d gets columns 2d, 2d+1 of the sum of the rows; all_to_all: device d's row split in 8
+    # pieces of 2, piece k to device k, stacked by source: device d gets x[:, 2d:2d+2]
+    want = [x.sum(axis=0, keepdims=True), x.reshape(8, 8, 2).transpose(1, 0, 2).reshape(64, 2)]
+    for name in ("reference", "jax"):
+        per_device = get_backend(name).execute(computation, [[x]] * 8, replicas=1, partitions=8)
+        for got, expected in zip(per_device[3], want):
+            np.testing.assert_array_equal(got, expected)
+    assert "reduce-scatter" in computation.as_hlo_text() and "all-to-all" in computation.as_hlo_text()
+
+
+def test_a_shard_map_manual_over_part_of_its_mesh_is_refused():
+    mesh = _mesh((2, 4), ("a", "b"))
+    f = jax.shard_map(lambda x: x * 2, mesh=mesh, in_specs=P("a"), out_specs=P("a"), axis_names={"a"},
+                      check_vma=False)
+    with pytest.raises(UnsupportedError, match=r"manual axes \['a'\].*only programs manual over the whole mesh"):
+        _imported(f, np.ones((4, 8), np.float32))

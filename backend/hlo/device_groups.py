@@ -77,8 +77,14 @@ def device_groups(op: str, mode: GroupMode, replica_groups: Sequence[Any], repli
     if not ids:
         ids = [list(range(count))]
     _check_groups(op, mode, ids, count, constraint, uniform)
+    return global_groups(mode, ids, replicas, partitions)
+
+
+def global_groups(mode: GroupMode, ids: Sequence[Sequence[int]], replicas: int, partitions: int) -> list[list[int]]:
+    """The groups of global device ids that the id lists ``ids`` of ``mode`` name, each in group order (a list
+    of replica ids is one group in every partition, a list of partition ids one in every replica; unchecked)."""
     if mode is GroupMode.FLATTENED_ID:
-        return ids
+        return [list(g) for g in ids]
     if mode is GroupMode.CROSS_REPLICA:
         return [[r * partitions + p for r in g] for p in range(partitions) for g in ids]
     if mode is GroupMode.CROSS_PARTITION:

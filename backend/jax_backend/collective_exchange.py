@@ -1,9 +1,12 @@
 """jax lowerings of AllGather, ReduceScatter, AllToAll and RaggedAllToAll.
 
-Every mode and group shape lowers the same way (correct for all of XLA's group modes): ``gather_all``
-stacks every device's operand in device order, and static per-device tables built from
-backend/hlo/device_groups.py's groups (the members of this device's group, in group order, and its position)
-pick and combine the pieces, indexed by the traced device id.
+AllGather, ReduceScatter and AllToAll take the path :func:`backend.jax_backend.collective_paths.collective_path`
+names: their groups always have one size and cover every device, so each is jax's own collective over the mesh
+axes with the groups as ``axis_index_groups`` (``lax.all_gather``, ``psum_scatter``, ``all_to_all``; a
+ReduceScatter with a computation other than a named Add exchanges the pieces with ``all_to_all`` and folds them
+in group order). RaggedAllToAll takes the general path: ``gather_all`` stacks every device's operand in device
+order, and static per-device tables built from backend/hlo/device_groups.py's groups (the members of this
+device's group, in group order, and its position) pick the pieces, indexed by the traced device id.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import LoweringContext, lowering
-from backend.jax_backend.collectives import _combine_fn as combine_fn
+from backend.jax_backend.collective_paths import CollectivePath, collective_path
+from backend.jax_backend.collectives import combine_fn, each, fold_rows
 from backend.rules.collective_exchange import exchange_groups
 
 
@@ -32,49 +36,50 @@ def _tables(ctx: LoweringContext, size: int, size_name: str, constraint: str) ->
     return devices.table(members)[me], devices.table(positions)[me]
 
 
-def _merge_leading(x: jax.Array, dim: int) -> jax.Array:
-    """[S, d_0, ..., d_n] -> the S pieces concatenated along dimension ``dim``."""
-    moved = jnp.moveaxis(x, 0, dim)
-    shape = list(moved.shape)
-    return moved.reshape(shape[:dim] + [shape[dim] * shape[dim + 1]] + shape[dim + 2:])
-
-
-def _piece(x: jax.Array, dim: int, index: jax.Array, count: int) -> jax.Array:
-    size = x.shape[dim] // count
-    return lax.dynamic_slice_in_dim(x, index * size, size, axis=dim)
+def _path(ctx: LoweringContext) -> CollectivePath:
+    return collective_path(ctx.inst, ctx.devices.replicas, ctx.devices.partitions)
 
 
 @lowering("AllGather")
 def all_gather(ctx: LoweringContext, operand: jax.Array) -> jax.Array:
-    members, _ = _tables(ctx, ctx.attr("shard_count"), "shard_count", "C9")
-    return _merge_leading(ctx.devices.gather_all(operand)[members], ctx.attr("all_gather_dimension"))
+    path = _path(ctx)
+    if path.name == "identity":
+        return operand
+    return lax.all_gather(operand, ctx.devices.axis_names, axis=ctx.attr("all_gather_dimension"), tiled=True,
+                          axis_index_groups=path.axis_index_groups)
+
+
+def _pieces_first(x: jax.Array, dim: int, count: int) -> jax.Array:
+    """``x`` cut into ``count`` pieces along ``dim``, the pieces on a new leading axis."""
+    shape = list(x.shape)
+    split = x.reshape(shape[:dim] + [count, shape[dim] // count] + shape[dim + 1:])
+    return jnp.moveaxis(split, dim, 0)
 
 
 @lowering("ReduceScatter")
 def reduce_scatter(ctx: LoweringContext, operand: Any) -> Any:
-    shards = ctx.attr("shard_count")
-    members, position = _tables(ctx, shards, "shard_count", "C11")
-    dim = ctx.attr("scatter_dimension")
+    path, dim, axes = _path(ctx), ctx.attr("scatter_dimension"), ctx.devices.axis_names
+    if path.name == "identity":
+        return tuple(operand) if isinstance(operand, list) else operand
+    groups = path.axis_index_groups
+    if path.name == "psum_scatter":
+        return each(operand, lambda x: lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=True,
+                                                        axis_index_groups=groups))
+    combine = combine_fn(ctx, ctx.attr("computation"))  # all_to_all+fold: AllReduce's combination
 
-    combine = combine_fn(ctx, ctx.attr("computation"))  # AllReduce's (backend/jax_backend/collectives.py)
-
-    def one(x: jax.Array) -> jax.Array:
-        mine = _piece(ctx.devices.gather_all(x)[members], dim + 1, position, shards)  # every member's shard
-        acc = mine[0]
-        for j in range(1, shards):  # in group order, as the reference folds
-            acc = combine(acc, mine[j])
-        return acc
-
-    return tuple(one(x) for x in operand) if isinstance(operand, (tuple, list)) else one(operand)
+    def one(x: jax.Array) -> jax.Array:  # row j: member j's piece for this device, folded in group order
+        pieces = _pieces_first(x, dim, ctx.attr("shard_count"))
+        return fold_rows(lax.all_to_all(pieces, axes, 0, 0, tiled=True, axis_index_groups=groups), combine)
+    return each(operand, one)
 
 
 @lowering("AllToAll")
 def all_to_all(ctx: LoweringContext, operand: jax.Array) -> jax.Array:
-    count = ctx.attr("split_count")
-    members, position = _tables(ctx, count, "split_count", "C9")
-    mine = ctx.devices.gather_all(operand)[members]
-    pieces = _piece(mine, ctx.attr("split_dimension") + 1, position, count)
-    return _merge_leading(pieces, ctx.attr("concat_dimension"))
+    path = _path(ctx)
+    if path.name == "identity":
+        return operand
+    return lax.all_to_all(operand, ctx.devices.axis_names, ctx.attr("split_dimension"), ctx.attr("concat_dimension"),
+                          tiled=True, axis_index_groups=path.axis_index_groups)
 
 
 @lowering("RaggedAllToAll")

@@ -1,10 +1,13 @@
 """jax lowerings of AllReduce, CrossReplicaSum, ReplicaId and PartitionId.
 
 A multi-device computation is traced once inside ``shard_map`` (see :mod:`backend.jax_backend.devices`).
-AllReduce gathers every device's operand (``ctx.devices.gather_all``) and folds its group's rows in group order,
-picked with static per-device tables of :func:`backend.hlo.device_groups.device_groups` (groups may differ in size:
-a shorter group's missing steps are masked out). The fold is the computation itself (a named binary reducer as
-the lax op, any other computation element by element).
+AllReduce takes the path :func:`backend.jax_backend.collective_paths.collective_path` names: ``lax.psum`` /
+``pmax`` / ``pmin`` over its groups for a named Add, Max or Min; any other computation gathers the group's
+operands (``lax.all_gather`` over the groups) and folds them in group order. Groups of different sizes take the
+general path: every device's operand gathered (``ctx.devices.gather_all``), its group's rows picked with static
+per-device tables of :func:`backend.hlo.device_groups.device_groups` and folded in group order (a shorter group's
+missing steps masked out). The fold is the computation itself (a named binary reducer as the lax op, any other
+computation element by element).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from backend.hlo import etypes
 from backend.hlo.device_groups import group_of, op_device_groups
 from backend.hlo.graph import XlaComputation
 from backend.jax_backend import LoweringContext, lowering
+from backend.jax_backend.collective_paths import collective_path
 from backend.jax_backend.reduction import traced
 from backend.rules.collectives import GROUPS_CONSTRAINT
 from backend.surface.computations import add_computation
@@ -47,15 +51,42 @@ def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
     return apply
 
 
-def _combine_fn(ctx: LoweringContext, comp: XlaComputation) -> Callable[..., Any]:
+def combine_fn(ctx: LoweringContext, comp: XlaComputation) -> Callable[..., Any]:
     fn = traced(ctx, comp)
     return fn if fn in (jax.lax.add, jax.lax.mul, jax.lax.max, jax.lax.min, jax.lax.bitwise_and,
                         jax.lax.bitwise_or) else _elementwise(fn)
 
 
+def fold_rows(rows: Any, combine: Callable[..., Any]) -> Any:
+    """rows[0] combined with rows[1], ..., rows[-1] (one row per group member, in group order), in that order."""
+    acc = rows[0]
+    for k in range(1, rows.shape[0]):
+        acc = combine(acc, rows[k])
+    return acc
+
+
+def each(operand: Any, fn: Callable[[Any], Any]) -> Any:
+    """``fn`` of the operand, or of each operand of a tuple (a tuple back)."""
+    return tuple(fn(x) for x in operand) if isinstance(operand, (tuple, list)) else fn(operand)
+
+
+def _all_reduce(ctx: LoweringContext, operand: Any, comp: XlaComputation) -> Any:
+    path = collective_path(ctx.inst, ctx.devices.replicas, ctx.devices.partitions)
+    if path.name == "identity":
+        return tuple(operand) if isinstance(operand, list) else operand
+    if path.name == "general":
+        return _fold_groups(ctx, operand, comp)
+    axes, groups = ctx.devices.axis_names, path.axis_index_groups
+    if path.name in ("psum", "pmax", "pmin"):
+        reduce = getattr(jax.lax, path.name)
+        return each(operand, lambda x: reduce(x, axes, axis_index_groups=groups))
+    combine = combine_fn(ctx, comp)  # all_gather+fold
+    return each(operand, lambda x: fold_rows(jax.lax.all_gather(x, axes, axis_index_groups=groups), combine))
+
+
 def _fold_groups(ctx: LoweringContext, operand: Any, comp: XlaComputation) -> Any:
     tables = _Groups(ctx)
-    combine = _combine_fn(ctx, comp)
+    combine = combine_fn(ctx, comp)
     devices = ctx.devices
     me = devices.device_id()
     members = devices.table(tables.members)[me]
@@ -68,20 +99,18 @@ def _fold_groups(ctx: LoweringContext, operand: Any, comp: XlaComputation) -> An
             step = combine(acc, rows[members[k]])
             acc = step if k < min(tables.sizes) else jnp.where(k < size, step, acc)
         return acc
-    if isinstance(operand, (tuple, list)):
-        return tuple(fold(x) for x in operand)
-    return fold(operand)
+    return each(operand, fold)
 
 
 @lowering("AllReduce")
 def all_reduce(ctx: LoweringContext, operand: Any) -> Any:
-    return _fold_groups(ctx, operand, ctx.attr("computation"))
+    return _all_reduce(ctx, operand, ctx.attr("computation"))
 
 
 @lowering("CrossReplicaSum")
 def cross_replica_sum(ctx: LoweringContext, operand: Any) -> Any:
     first = operand[0] if isinstance(operand, (tuple, list)) else operand
-    return _fold_groups(ctx, operand, add_computation(etypes.dtype_to_etype(first.dtype)))
+    return _all_reduce(ctx, operand, add_computation(etypes.dtype_to_etype(first.dtype)))
 
 
 @lowering("ReplicaId")

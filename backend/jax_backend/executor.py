@@ -75,6 +75,16 @@ def _run_weakly(walker: GraphWalker, computation: Any, *args: Any) -> Any:
     return walker.run(computation(), args)  # a weak reference: the cache must not keep the computation alive
 
 
+def _to_host(x: jax.Array) -> np.ndarray:
+    """A result of a multi-device run as one NumPy array: on several hosts (``jax.distributed.initialize``), every
+    process gathers every device's part (a collective over the processes, which all run the same program)."""
+    if x.is_fully_addressable:
+        return np.asarray(x)
+    from jax.experimental import multihost_utils
+
+    return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+
+
 class JaxBackend:
     name = "jax"
 
@@ -147,6 +157,13 @@ class JaxBackend:
         ``jax.enable_x64(True)`` when the computation has 64-bit values."""
         return self._prepared(computation).fn
 
+    def lower_devices(self, computation: XlaComputation, replicas: int, partitions: int = 1) -> Any:
+        """The jitted ``shard_map`` of a run on ``replicas`` x ``partitions`` devices (created once per computation
+        and device count, then cached): it takes each argument stacked as ``[replicas, partitions, *shape]`` and
+        returns each result likewise (``execute`` does the stacking); call it under ``jax.enable_x64(True)`` when
+        the computation has 64-bit values. ``.lower(*args).compile().as_text()`` shows the collectives XLA runs."""
+        return self._prepared_devices(computation, replicas, partitions).fn
+
     def _prepared_devices(self, computation: XlaComputation, replicas: int, partitions: int) -> _Prepared:
         """The jitted shard_map of a run on replicas x partitions devices (made once per computation and count)."""
         key = (id(computation), replicas, partitions)
@@ -182,7 +199,7 @@ class JaxBackend:
                    for i in range(len(prepared.check.shapes))]
         with self._running(computation, prepared, io):
             out = prepared.fn(*stacked)
-            out = jax.tree_util.tree_map(np.asarray, out)
+            out = jax.tree_util.tree_map(_to_host, out)
             if prepared.host_io:
                 jax.effects_barrier()
         flat = jax.tree_util.tree_map(lambda x: x.reshape(count, *x.shape[2:]), out)

@@ -4,7 +4,9 @@ CollectiveBroadcast.
 The source tables come from backend/runtime/point_to_point.py (one place, the reference's too; they also
 check the ids against the device count). CollectivePermute is ``lax.ppermute`` over the mesh axis of its group mode
 (the pairs' ids are that axis's indices, and ppermute zeros the devices no pair targets, as the seed
-says); CollectiveBroadcast gathers every device's operand and picks by a static table.
+says); CollectiveBroadcast takes the path :func:`backend.jax_backend.collective_paths.collective_path` names: groups
+of one size holding every device sum, with ``lax.psum`` over the groups, the group's first device's operand and
+zeros from the others, as bits (exact); other groups gather every device's operand and pick by a static table.
 Send/Recv pair up while tracing, through the same module's channel mailbox (``ctx.channels`` holds traced
 values); tokens are the side-effect lowerings' (:func:`~backend.jax_backend.side_effects.token_value`).
 """
@@ -14,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from backend.jax_backend import LoweringContext, lowering
+from backend.jax_backend.collective_paths import collective_path
 from backend.jax_backend.side_effects import token_value
 from backend.runtime.point_to_point import (
     REQUEST_ID,
@@ -33,7 +37,7 @@ def _permute(ctx: LoweringContext, operands: Sequence[Any]) -> list[Any]:
     sources = permute_table(ctx, "C6")
     if ctx.devices.count == 1:
         return [x if sources[0] is not None else jnp.zeros_like(x) for x in operands]
-    axis = ctx.devices.axis_names[0 if ctx.attr("channel_id") is None else 1]
+    axis = collective_path(ctx.inst, ctx.devices.replicas, ctx.devices.partitions).axis
     perm = [(int(s), int(t)) for s, t in ctx.attr("source_target_pairs")]
     return [lax.ppermute(x, axis, perm=perm) for x in operands]
 
@@ -49,14 +53,36 @@ def multi_collective_permute(ctx: LoweringContext, operands: list[Any]) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _exact_psum(x: jax.Array, axes: Sequence[str], groups: list[list[int]] | None) -> jax.Array:
+    """``lax.psum`` of values that are zero on every device but one: exact, since it adds integers (a float's
+    bits as the unsigned integer of its width, a complex number's parts one by one, booleans as u8)."""
+    def psum(v: jax.Array) -> jax.Array:
+        return lax.psum(v, tuple(axes), axis_index_groups=groups)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return lax.complex(_exact_psum(jnp.real(x), axes, groups), _exact_psum(jnp.imag(x), axes, groups))
+    if x.dtype == jnp.bool_:
+        return psum(x.astype(jnp.uint8)).astype(jnp.bool_)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return psum(x)
+    bits = jnp.dtype(f"uint{8 * x.dtype.itemsize}")
+    return lax.bitcast_convert_type(psum(lax.bitcast_convert_type(x, bits)), x.dtype)
+
+
 @lowering("CollectiveBroadcast")
 def collective_broadcast(ctx: LoweringContext, operand: Any) -> Any:
-    sources = broadcast_table(ctx)
     devices = ctx.devices
+    path = collective_path(ctx.inst, devices.replicas, devices.partitions)
+    if path.name == "identity":
+        return operand
+    sources = broadcast_table(ctx)
+    me = devices.device_id()
+    if path.name == "psum_from_source":
+        is_source = devices.table([s == d for d, s in enumerate(sources)], dtype=jnp.bool_)[me]
+        return _exact_psum(jnp.where(is_source, operand, jnp.zeros_like(operand)), devices.axis_names,
+                           path.axis_index_groups)
     if devices.count == 1:
         return operand if sources[0] is not None else jnp.zeros_like(operand)
     everything = devices.gather_all(operand)
-    me = devices.device_id()
     source = devices.table([0 if s is None else s for s in sources])[me]
     has_source = devices.table([s is not None for s in sources], dtype=jnp.bool_)[me]
     return jnp.where(has_source, everything[source], jnp.zeros_like(operand))

@@ -33,10 +33,10 @@ def permute_sources(op: str, constraint: str, pairs: Sequence[tuple[int, int]], 
     return _table(replicas * partitions, global_pairs)
 
 
-def broadcast_sources(op: str, constraint: str, replica_groups: Sequence[Any], channel_id: int | None,
-                      replicas: int, partitions: int) -> list[int | None]:
-    """CollectiveBroadcast's table: per global device id, its group's first device (None: in no group,
-    zeros). Empty replica_groups is one group of every id. An id out of range is an OpError."""
+def broadcast_groups(op: str, constraint: str, replica_groups: Sequence[Any], channel_id: int | None,
+                     replicas: int, partitions: int) -> list[list[int]]:
+    """CollectiveBroadcast's groups of global device ids, each in group order (its first device sends). Empty
+    replica_groups is one group of every id; a device may be in no group. An id out of range is an OpError."""
     mode = device_groups.group_mode(op, channel_id)
     count = device_groups.participant_count(mode, replicas, partitions)
     groups = device_groups.group_ids(replica_groups) or [list(range(count))]
@@ -47,9 +47,16 @@ def broadcast_sources(op: str, constraint: str, replica_groups: Sequence[Any], c
                 raise OpError(op, constraint, f"replica group {i} names {what} id {x}, but there are {count} {what}s "
                               f"(ids 0..{count - 1}; group mode {mode.value})", "replica_groups",
                               {"replica_groups": groups, "participants": count})
-    pairs = [(group[0], x) for group in groups for x in group]  # the first id sends to every id of its group
-    return _table(replicas * partitions,
-                  device_groups.source_target_pairs(op, mode, pairs, replicas, partitions, constraint=constraint))
+    return device_groups.global_groups(mode, groups, replicas, partitions)
+
+
+def broadcast_sources(op: str, constraint: str, replica_groups: Sequence[Any], channel_id: int | None,
+                      replicas: int, partitions: int) -> list[int | None]:
+    """CollectiveBroadcast's table: per global device id, its group's first device (None: in no group,
+    zeros). Empty replica_groups is one group of every id. An id out of range is an OpError."""
+    groups = broadcast_groups(op, constraint, replica_groups, channel_id, replicas, partitions)
+    # the first id sends to every id of its group
+    return _table(replicas * partitions, [(group[0], x) for group in groups for x in group])
 
 
 def permute_table(ctx: OpRunContext[DeviceInfo], constraint: str) -> list[int | None]:

@@ -9,10 +9,11 @@ import jax
 import numpy as np
 
 from conformance.programs import paths
-from conformance.programs.sources import PROGRAMS
+from conformance.programs.sources import PROGRAMS, SHARDED_DEVICES
 
 
 def main() -> int:
+    jax.config.update("jax_num_cpu_devices", SHARDED_DEVICES)  # before jax's backends start: the sharded program
     for name, (fn, inputs, doc) in PROGRAMS.items():
         args = inputs()
         mlir, npz = paths(name)

@@ -123,3 +123,132 @@ def linalg(a: Any, b: Any) -> Any:
     q, r = jnp.linalg.qr(a)
     return (jnp.linalg.solve(a, b), jnp.linalg.cholesky(a), jnp.linalg.eigvalsh(a),
             jnp.linalg.svd(a, compute_uv=False), q @ r)
+
+
+def _transformer_inputs() -> list[np.ndarray]:
+    x, wq, wk, wv, wo, w1, w2 = _normal(6, (6, 8), (8, 8), (8, 8), (8, 8), (8, 8), (8, 16), (16, 8))
+    lengths = np.array([4], np.int32)  # the keys past this position are padding: masked out
+    return [x, wq * 0.3, wk * 0.3, wv * 0.3, wo * 0.3, w1 * 0.3, w2 * 0.3, np.ones(8, np.float32),
+            np.zeros(8, np.float32), lengths]
+
+
+def _layer_norm(h: Any, gamma: Any, beta: Any) -> Any:
+    mean = h.mean(-1, keepdims=True)
+    return (h - mean) * jax.lax.rsqrt(((h - mean) ** 2).mean(-1, keepdims=True) + 1e-5) * gamma + beta
+
+
+@program("transformer_grad", "a transformer block's gradient (jax.grad): causal and padding-masked attention, "
+         "layer norm, a GELU MLP, a squared loss", _transformer_inputs)
+def transformer_grad(x: Any, wq: Any, wk: Any, wv: Any, wo: Any, w1: Any, w2: Any, gamma: Any, beta: Any,
+                     lengths: Any) -> Any:
+    def loss(params: Any) -> Any:
+        wq, wk, wv, wo, w1, w2, gamma, beta = params
+        q, k, v = x @ wq, x @ wk, x @ wv
+        scores = q @ k.T / jnp.sqrt(jnp.float32(q.shape[-1]))
+        n = x.shape[0]
+        mask = jnp.tril(jnp.ones((n, n), bool)) & (jnp.arange(n)[None, :] < lengths[0])
+        attn = jax.nn.softmax(jnp.where(mask, scores, -1e9), axis=-1) @ v
+        h = _layer_norm(x + attn @ wo, gamma, beta)
+        out = _layer_norm(h + jax.nn.gelu(h @ w1) @ w2, gamma, beta)
+        return jnp.mean((out - x) ** 2)
+    value, grads = jax.value_and_grad(loss)((wq, wk, wv, wo, w1, w2, gamma, beta))
+    return value, grads
+
+
+def _rbg_inputs() -> list[np.ndarray]:
+    return [np.array([0, 42, 0, 7], np.uint32), *_normal(7, (4, 6))]
+
+
+@program("random_rbg", "jax.random on the rbg PRNG (stablehlo.rng_bit_generator): split, uniform, normal, "
+         "bernoulli dropout and a permutation", _rbg_inputs)
+def random_rbg(key_data: Any, x: Any) -> Any:
+    key = jax.random.wrap_key_data(key_data, impl="rbg")
+    k1, k2, k3, k4 = jax.random.split(key, 4)
+    keep = jax.random.bernoulli(k3, 0.75, x.shape)
+    dropped = jnp.where(keep, x / 0.75, 0.0)
+    return (jax.random.uniform(k1, (3, 5)), jax.random.normal(k2, (7,)), dropped,
+            jax.random.permutation(k4, 10), jax.random.key_data(k1))
+
+
+def _fft_inputs() -> list[np.ndarray]:
+    signal, kernel = _normal(8, (4, 32), (4, 7))
+    return [signal, kernel]
+
+
+@program("fft_conv", "an FFT convolution: rfft of signal and zero-padded kernel, the product, irfft; with the "
+         "direct convolution it must equal, and a complex fft round trip", _fft_inputs)
+def fft_conv(signal: Any, kernel: Any) -> Any:
+    n = signal.shape[-1] + kernel.shape[-1] - 1
+    spectrum = jnp.fft.rfft(signal, n) * jnp.fft.rfft(kernel, n)
+    by_fft = jnp.fft.irfft(spectrum, n)
+    direct = jax.vmap(lambda s, k: jnp.convolve(s, k, mode="full"))(signal, kernel)
+    round_trip = jnp.fft.ifft(jnp.fft.fft(signal.astype(jnp.complex64)))
+    return by_fft, direct, jnp.abs(spectrum), round_trip
+
+
+def _resnet_inputs() -> list[np.ndarray]:
+    x, k1, k2 = _normal(9, (2, 8, 8, 4), (3, 3, 4, 4), (3, 3, 4, 4))
+    return [x, k1 * 0.3, k2 * 0.3, np.ones(4, np.float32), np.zeros(4, np.float32),
+            np.full(4, 0.1, np.float32), np.full(4, 0.9, np.float32)]
+
+
+def _batch_norm(y: Any, scale: Any, offset: Any, mean: Any, var: Any) -> Any:
+    return (y - mean) * jax.lax.rsqrt(var + 1e-5) * scale + offset
+
+
+@program("resnet_block", "a ResNet block: two 3x3 convs with batch norm (training statistics, and inference with "
+         "running statistics), ReLU, the residual, 3x3/2 max pooling; the training loss's gradient",
+         _resnet_inputs)
+def resnet_block(x: Any, k1: Any, k2: Any, scale: Any, offset: Any, running_mean: Any, running_var: Any) -> Any:
+    def conv(y: Any, k: Any) -> Any:
+        return jax.lax.conv_general_dilated(y, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def block(kernels: Any, training: bool) -> Any:
+        k1, k2 = kernels
+        y = x
+        for k in (k1, k2):
+            y = conv(y, k)
+            if training:
+                mean, var = y.mean(axis=(0, 1, 2)), y.var(axis=(0, 1, 2))
+            else:
+                mean, var = running_mean, running_var
+            y = _batch_norm(y, scale, offset, mean, var)
+            y = jax.nn.relu(y) if k is k1 else y
+        y = jax.nn.relu(y + x)
+        return jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                                     ((0, 0), (1, 1), (1, 1), (0, 0)))
+    train = block((k1, k2), True)
+    grads = jax.grad(lambda ks: (block(ks, True) ** 2).mean())((k1, k2))
+    return train, block((k1, k2), False), grads
+
+
+#: The devices the sharded program runs on (``python -m conformance.programs`` asks jax for as many CPU devices).
+SHARDED_DEVICES = 8
+
+
+def _sharded_inputs() -> list[np.ndarray]:
+    x, w, y = _normal(10, (16, 4), (4, 3), (16, 3))
+    return [x, w * 0.5, y]
+
+
+@program("sharded", f"data-parallel training over {SHARDED_DEVICES} devices with shard_map: each device's "
+         "gradient of a squared loss on its shard of the batch summed with psum, the activations gathered with "
+         "all_gather, a ring shift with ppermute", _sharded_inputs)
+def sharded(x: Any, w: Any, y: Any) -> Any:
+    from jax.sharding import Mesh
+    from jax.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:SHARDED_DEVICES]), ("batch",))
+    ring = [(i, (i + 1) % SHARDED_DEVICES) for i in range(SHARDED_DEVICES)]
+
+    def step(x: Any, w: Any, y: Any) -> Any:
+        def loss(w: Any) -> Any:
+            return jnp.sum((jnp.tanh(x @ w) - y) ** 2)
+        value, grad = jax.value_and_grad(loss)(w)
+        h = jnp.tanh(x @ w)
+        total = jax.lax.psum(value, "batch") / (x.shape[0] * SHARDED_DEVICES)
+        grad = jax.lax.psum(grad, "batch") / (x.shape[0] * SHARDED_DEVICES)
+        return total, w - 0.1 * grad, jax.lax.all_gather(h, "batch", tiled=True), jax.lax.ppermute(h, "batch", ring)
+
+    return jax.shard_map(step, mesh=mesh, in_specs=(P("batch"), P(), P("batch")),
+                         out_specs=(P(), P(), P(), P("batch")), check_vma=False)(x, w, y)
