@@ -307,7 +307,10 @@ def reproduction(case: Any, backend: str) -> str:
                          else f"{keyword_name}={py_name}")
     lines += _computation_lines(case)
     call_args += [f"{k}={k}" if _is_description(case.op, k, v) else f"{k}={v!r}" for k, v in case.attrs.items()]
-    lines.append(f"ops.{case.op}({', '.join(call_args)})")
+    call = f"ops.{case.op}({', '.join(call_args)})"
+    if case.op in ops.SEVERAL_RESULTS:  # xla_client's Python tuple of XlaOps, as the case's one tuple result
+        call = f"ops.Tuple(b, list({call}))"
+    lines.append(call)
     if case.violates:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)
