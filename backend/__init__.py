@@ -4,7 +4,8 @@ Code written against ``jax.lib.xla_client``'s builder ports by changing the impo
 
     from backend import XlaBuilder, ops, Shape, PrimitiveType, get_backend
 
-(``import backend as xla_client`` keeps ``xla_client.ops.Add(...)``-style code as it is.)
+(``import backend as xla_client`` keeps ``xla_client.ops.Add(...)``-style code as it is, and its client:
+``xla_client.make_cpu_client().compile(computation)``, :mod:`backend.client`.)
 
 This package is the facade over the layers (docs/ARCHITECTURE.md): each public name is imported from the module
 that defines it when it is first used, so ``import backend.hlo.shape`` (or ``import backend; ops.Add(...)``)
@@ -35,6 +36,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Layout", "Shape", "shape_from_pyval"), "backend.hlo.shape"),
     "Backend": "backend.runtime.protocol",
     **dict.fromkeys(("available_backends", "get_backend", "register_backend"), "backend.backends"),
+    **dict.fromkeys(("Buffer", "Client", "CompileOptions", "Device", "LoadedExecutable", "NoCounterpartError",
+                     "execute_with_python_values", "execute_with_python_values_replicated", "make_cpu_client",
+                     "make_gpu_client", "make_tpu_client"), "backend.client"),
     "execute_with_io": "backend.runtime.host_io",
     **dict.fromkeys(("register_custom_call_target", "unregister_custom_call_target"), "backend.runtime.custom_calls"),
 }
@@ -82,6 +86,17 @@ if TYPE_CHECKING:  # what static tools see: the same names, from their modules
     from backend.backends import available_backends as available_backends
     from backend.backends import get_backend as get_backend
     from backend.backends import register_backend as register_backend
+    from backend.client import Buffer as Buffer
+    from backend.client import Client as Client
+    from backend.client import CompileOptions as CompileOptions
+    from backend.client import Device as Device
+    from backend.client import LoadedExecutable as LoadedExecutable
+    from backend.client import NoCounterpartError as NoCounterpartError
+    from backend.client import execute_with_python_values as execute_with_python_values
+    from backend.client import execute_with_python_values_replicated as execute_with_python_values_replicated
+    from backend.client import make_cpu_client as make_cpu_client
+    from backend.client import make_gpu_client as make_gpu_client
+    from backend.client import make_tpu_client as make_tpu_client
     from backend.errors import ExecutionError as ExecutionError
     from backend.errors import OpError as OpError
     from backend.errors import SpecError as SpecError

@@ -19,6 +19,16 @@ from backend.hlo import attributes, broadcasting, etypes
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.graph import XlaOp
 from backend.hlo.shape import Shape, broadcast_dynamic_dimensions
+from backend.hlo.xla_client_helpers import (  # noqa: F401 (xla_client's enums, attributes of ops as they were there)
+    CustomCallApiVersion,
+    CustomCallSchedule,
+    FftType,
+    PaddingType,
+    PrecisionConfig_Precision,
+    RandomAlgorithm,
+    ResultAccuracy_Mode,
+    TriangularSolveOptions_Transpose,
+)
 from backend.rules import SHAPE_RULES, OpContext
 from backend.rules.higher_order import ApproxTopKReductionOutputSize, scalars
 from backend.surface import call_forms
@@ -182,6 +192,7 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         value = bound[a.name]
         shapes[a.name] = [builder.get_shape(v) for v in value] if a.kind == "operands" else builder.get_shape(value)
     _check_element_types(spec, shapes)
+    attrs = _window_defaults(spec.name, attrs, shapes)
     ctx = OpContext(spec, builder, shapes, attrs, {a.name: bound[a.name] for a in operand_args})
     rule = SHAPE_RULES.get(spec.shape_rule)
     if rule is None:
@@ -203,6 +214,36 @@ def _add(spec: Any, bound: dict[str, Any], builder: XlaBuilder, attrs: dict[str,
         operands.append(value)
         grouping.append((a.name, None))
     return builder.add_instruction(spec.name, operands, tuple(grouping), attrs, result)
+
+
+# -- window attributes XLA's builder takes empty ----------------------------------------------------------------------
+#: Op -> each window attribute an empty list stands for, as the value of every window dimension. XLA's builder
+#: (``XlaBuilder::MakeWindow`` for ReduceWindow and SelectAndScatter, ``ShapeInference::InferWindowFromDimensions`` for
+#: ConvGeneralDilated and the convolutions built on it) accepts zero or one entry per window dimension for strides,
+#: padding, dilations and reversal, zero meaning stride 1, no padding, dilation 1, no reversal.
+WINDOW_DEFAULTS: dict[str, dict[str, Any]] = {
+    "ReduceWindow": {"window_strides": 1, "padding": (0, 0), "base_dilations": 1, "window_dilations": 1},
+    "SelectAndScatter": {"window_strides": 1, "padding": (0, 0)},
+    "ConvGeneralDilated": {"window_strides": 1, "padding": (0, 0), "lhs_dilation": 1, "rhs_dilation": 1,
+                           "window_reversal": False},
+    "ConvGeneral": {"window_strides": 1, "padding": (0, 0)},
+    "ConvWithGeneralPadding": {"window_strides": 1, "padding": (0, 0)},
+}
+
+
+def _window_defaults(op: str, attrs: dict[str, Any], shapes: dict[str, Any]) -> dict[str, Any]:
+    """``attrs`` with each empty window attribute of :data:`WINDOW_DEFAULTS` filled in for every window dimension
+    (the window's dimensions; a convolution's: its kernel's spatial dimensions)."""
+    defaults = WINDOW_DEFAULTS.get(op)
+    if defaults is None or not any(attrs.get(name) == () for name in defaults):
+        return attrs
+    if "window_dimensions" in attrs:
+        count = len(attrs["window_dimensions"])
+    elif attrs.get("dimension_numbers") is not None:
+        count = len(attrs["dimension_numbers"].kernel_spatial_dimensions)
+    else:  # the default layout: [batch, feature, spatial...] and [out feature, in feature, spatial...]
+        count = max(shapes["rhs"].rank() - 2, 0)
+    return {**attrs, **{name: (value,) * count for name, value in defaults.items() if attrs.get(name) == ()}}
 
 
 # -- attributes the ops layer fills in ------------------------------------------------------------------------------
@@ -245,14 +286,55 @@ def _broadcast_to(builder: XlaBuilder, op: XlaOp, shape: Shape, result: Shape, b
                                    {"out_dim_size": result.dimensions(), "broadcast_dimensions": placement}, target)
 
 
-def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., XlaOp]:
-    """The function ``name``: the spec's own signature (``None`` in ``forms``) and/or its other forms."""
+#: The ops whose xla_client form returned several XlaOps (XLA's ``xla/python/ops.cc`` returned a ``std::pair`` or
+#: ``std::tuple`` for them), by the number of XlaOps: ``v, w = ops.Eigh(a)``. Each is one tuple-shaped instruction
+#: and a GetTupleElement per result, as XLA's builder made them; :func:`build` gives the tuple-shaped XlaOp itself.
+SEVERAL_RESULTS: dict[str, int] = {"Eigh": 2, "LU": 3, "QR": 2, "QrDecomposition": 2, "SVD": 3}
+
+#: The enums xla_client's ``ops`` module defined (``ops.TriangularSolveOptions_Transpose.ADJOINT``...; the first four
+#: were ``ops``'s own, the others the ``xla_client`` module's), with xla_client's member names and values; each op
+#: taking such an attribute takes the member (or its name).
+ENUMS: tuple[str, ...] = ("TriangularSolveOptions_Transpose", "RandomAlgorithm", "CustomCallSchedule",
+                          "CustomCallApiVersion", "FftType", "PrecisionConfig_Precision", "ResultAccuracy_Mode",
+                          "PaddingType")
+
+
+def build(name: str, /, *args: Any, **kwargs: Any) -> XlaOp:
+    """``ops.<name>(*args, **kwargs)`` as the one XlaOp of its instruction: for the ops of :data:`SEVERAL_RESULTS`
+    the tuple-shaped XlaOp (what a graph, a conformance case or GetTupleElement takes), not xla_client's Python tuple
+    of XlaOps; for every other op the same XlaOp ``ops.<name>`` returns."""
+    try:
+        function = __getattr__(name)
+    except AttributeError:
+        raise OpError(str(name), "arg-type", f"no op named {name!r} (backend.ops lists them: dir(ops))") from None
+    return getattr(function, "instruction", function)(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def _results(name: str, op: XlaOp) -> tuple[XlaOp, ...]:
+    """xla_client's form of a :data:`SEVERAL_RESULTS` op: one GetTupleElement per element of its tuple."""
+    count = len(op.builder.get_shape(op).tuple_shapes())
+    if count != SEVERAL_RESULTS[name]:
+        raise OpError(name, "internal", f"its tuple has {count} elements, xla_client's form {SEVERAL_RESULTS[name]}")
+    element = __getattr__("GetTupleElement")
+    return tuple(element(op, i) for i in range(count))
+
+
+def _make(spec: Any, name: str, forms: tuple[Any, ...]) -> Callable[..., Any]:
+    """The function ``name``: the spec's own signature (``None`` in ``forms``) and/or its other forms; an op of
+    :data:`SEVERAL_RESULTS` returns xla_client's tuple of XlaOps, its one instruction as ``.instruction``."""
     if forms == (None,):
-        def op_function(*args: Any, **kwargs: Any) -> XlaOp:
+        def instruction(*args: Any, **kwargs: Any) -> XlaOp:
             return build_op(spec, args, kwargs)
     else:
-        def op_function(*args: Any, **kwargs: Any) -> XlaOp:
+        def instruction(*args: Any, **kwargs: Any) -> XlaOp:
             return build_op_in_forms(spec, forms, name, args, kwargs)
+
+    op_function: Callable[..., Any] = instruction
+    if name in SEVERAL_RESULTS:
+        def several(*args: Any, **kwargs: Any) -> tuple[XlaOp, ...]:
+            return _results(name, instruction(*args, **kwargs))
+        several.instruction = instruction  # type: ignore[attr-defined]
+        op_function = several
 
     first = spec.args if forms[0] is None else [spec.arg(n) for n in forms[0]] if isinstance(forms[0], tuple) \
         else [a for a in forms[0].args if not a.keyword_only]
@@ -285,8 +367,8 @@ def _value_functions() -> dict[str, Callable[..., Any]]:
     return out
 
 
-def _all_functions() -> dict[str, Callable[..., XlaOp]]:
-    out: dict[str, Callable[..., XlaOp]] = dict(_value_functions())
+def _all_functions() -> dict[str, Callable[..., Any]]:
+    out: dict[str, Callable[..., Any]] = dict(_value_functions())
     for name, spec in specs.load_all().items():
         own = tuple(spec.forms.values()) if spec.forms else (None,)
         out[name] = _make(spec, name, (*own, *(f for f in spec.call_forms if f.name is None)))
@@ -295,10 +377,10 @@ def _all_functions() -> dict[str, Callable[..., XlaOp]]:
     return out
 
 
-_FUNCTIONS: dict[str, Callable[..., XlaOp]] | None = None
+_FUNCTIONS: dict[str, Callable[..., Any]] | None = None
 
 
-def __getattr__(name: str) -> Callable[..., XlaOp]:
+def __getattr__(name: str) -> Callable[..., Any]:
     global _FUNCTIONS
     if _FUNCTIONS is None:
         _FUNCTIONS = _all_functions()

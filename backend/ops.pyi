@@ -14,28 +14,34 @@ from backend.hlo.attribute_types import (
     ComparisonDirection,
     ComparisonType,
     ConvolutionDimensionNumbers,
-    CustomCallApiVersion,
-    CustomCallSchedule,
     DotDimensionNumbers,
-    FftType,
     GatherDimensionNumbers,
     PaddingConfig,
     Precision,
     PrecisionConfig,
     RaggedDotDimensionNumbers,
-    RandomAlgorithm,
     ReplicaGroup,
     ResultAccuracy,
     ScatterDimensionNumbers,
-    TriangularSolveOptions_Transpose,
 )
+from backend.hlo.attribute_types import CustomCallApiVersion as CustomCallApiVersion
+from backend.hlo.attribute_types import CustomCallSchedule as CustomCallSchedule
+from backend.hlo.attribute_types import FftType as FftType
+from backend.hlo.attribute_types import RandomAlgorithm as RandomAlgorithm
+from backend.hlo.attribute_types import TriangularSolveOptions_Transpose as TriangularSolveOptions_Transpose
 from backend.hlo.builder import XlaBuilder
 from backend.hlo.etypes import PrimitiveType
 from backend.hlo.graph import XlaComputation, XlaOp
 from backend.hlo.shape import Layout, Shape
+from backend.hlo.xla_client_helpers import PaddingType as PaddingType
+from backend.hlo.xla_client_helpers import PrecisionConfig_Precision as PrecisionConfig_Precision
+from backend.hlo.xla_client_helpers import ResultAccuracy_Mode as ResultAccuracy_Mode
 from backend.rules import OpContext
 
+WINDOW_DEFAULTS: dict[str, dict[str, Any]]
 DEFAULTS: dict[str, Callable[[OpContext], dict[str, Any]]]
+SEVERAL_RESULTS: dict[str, int]
+ENUMS: tuple[str, ...]
 
 def build_op(spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlaOp:
     """Build ``spec``'s op from a call in the spec's own signature."""
@@ -48,6 +54,9 @@ def build_op_in_forms(
     kwargs: dict[str, Any],
 ) -> XlaOp:
     """Build ``spec``'s op from a call in one of ``forms`` (``None``: the spec's own signature; a tuple of argument names: one of the spec's ``forms``, an op whose signatures take different arguments)."""
+
+def build(name: str, /, *args: Any, **kwargs: Any) -> XlaOp:
+    """``ops.<name>(*args, **kwargs)`` as the one XlaOp of its instruction: for the ops of :data:`SEVERAL_RESULTS` the tuple-shaped XlaOp (what a graph, a conformance case or GetTupleElement takes), not xla_client's Python tuple of XlaOps; for every other op the same XlaOp ``ops.<name>`` returns."""
 
 def Abs(operand: XlaOp) -> XlaOp:
     """Element-wise absolute value x -> |x|."""
@@ -464,7 +473,7 @@ def CrossReplicaSum(operand: XlaOp, replica_groups: Sequence[ReplicaGroup | Sequ
 
 def CustomCall(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape: Shape | str,
     opaque: bytes | str = '',
@@ -476,7 +485,7 @@ def CustomCall(
 
 def CustomCallWithAliasing(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape_with_layout: Shape | str,
     operand_shapes_with_layout: Sequence[Shape | str],
@@ -491,7 +500,7 @@ def CustomCallWithAliasing(
 
 def CustomCallWithComputation(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     computation: XlaComputation,
     shape: Shape | str,
@@ -506,7 +515,7 @@ def CustomCallWithComputation(
 
 def CustomCallWithLayout(
     builder: XlaBuilder,
-    call_target_name: str,
+    call_target_name: str | bytes,
     operands: Sequence[XlaOp],
     shape_with_layout: Shape | str,
     operand_shapes_with_layout: Sequence[Shape | str],
@@ -563,7 +572,7 @@ def Eigh(
     max_iter: int = 15,
     epsilon: float = 1e-05,
     sort_eigenvalues: bool = True,
-) -> XlaOp:
+) -> tuple[XlaOp, XlaOp]:
     """Eigendecomposition of a batch of symmetric (Hermitian) matrices (xla_client's Eigh)."""
 
 def Eq(lhs: XlaOp, rhs: XlaOp, broadcast_dimensions: Sequence[int] | None = ...) -> XlaOp:
@@ -663,7 +672,7 @@ def Iota(builder: XlaBuilder, type: PrimitiveType | str | np.dtype[Any] | type[A
 def IsFinite(operand: XlaOp) -> XlaOp:
     """Element-wise test that each element is finite (not +-inf and not NaN)."""
 
-def LU(operand: XlaOp) -> XlaOp:
+def LU(operand: XlaOp) -> tuple[XlaOp, XlaOp, XlaOp]:
     """LU decomposition with partial pivoting of a batch of matrices (xla_client's LU)."""
 
 def Le(lhs: XlaOp, rhs: XlaOp, broadcast_dimensions: Sequence[int] | None = ...) -> XlaOp:
@@ -791,10 +800,10 @@ def Pow(lhs: XlaOp, rhs: XlaOp, broadcast_dimensions: Sequence[int] | None = ...
 def ProductOfElementaryHouseholderReflectors(a: XlaOp, taus: XlaOp) -> XlaOp:
     """Q from Householder reflectors, the first N columns of H_0 H_1 ... H_{K-1} (xla_client's, LAPACK's orgqr)."""
 
-def QR(operand: XlaOp, full_matrices: bool = True) -> XlaOp:
+def QR(operand: XlaOp, full_matrices: bool = True) -> tuple[XlaOp, XlaOp]:
     """QR decomposition of a batch of matrices (xla_client's QR)."""
 
-def QrDecomposition(operand: XlaOp) -> XlaOp:
+def QrDecomposition(operand: XlaOp) -> tuple[XlaOp, XlaOp]:
     """QR decomposition of a batch of matrices in LAPACK's Householder form (xla_client's QrDecomposition, geqrf)."""
 
 def RaggedAllToAll(
@@ -965,7 +974,7 @@ def RoundNearestEven(operand: XlaOp) -> XlaOp:
 def Rsqrt(operand: XlaOp, result_accuracy: ResultAccuracy | str | Mapping[str, Any] | None = None) -> XlaOp:
     """Element-wise reciprocal square root x -> 1.0 / sqrt(x)."""
 
-def SVD(a: XlaOp, max_iter: int = 100, epsilon: float = 1e-06) -> XlaOp:
+def SVD(a: XlaOp, max_iter: int = 100, epsilon: float = 1e-06) -> tuple[XlaOp, XlaOp, XlaOp]:
     """Singular value decomposition of a batch of matrices (xla_client's SVD)."""
 
 @overload

@@ -961,8 +961,7 @@ def _trsm(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 @lapack("getrf")
 def _getrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
     b = ctx.builder
-    lu = ops.LU(operands[0])
-    factors, pivots = ops.GetTupleElement(lu, 0), ops.GetTupleElement(lu, 1)
+    factors, pivots, _ = ops.LU(operands[0])
     one = ops.Constant(b, np.ones((), etype_to_dtype(b.get_shape(pivots).element_type())))
     return [factors, ops.Add(pivots, ops.Broadcast(one, b.get_shape(pivots).dimensions())),  # LAPACK's are 1-based
             _info(ctx, factors, 2)]
@@ -970,8 +969,7 @@ def _getrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 
 @lapack("geqrf")
 def _geqrf(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
-    qr = ops.QrDecomposition(operands[0])
-    return [ops.GetTupleElement(qr, 0), ops.GetTupleElement(qr, 1)]
+    return list(ops.QrDecomposition(operands[0]))
 
 
 @lapack("orgqr", "ungqr")
@@ -981,8 +979,7 @@ def _orgqr(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 
 def _eigh(ctx: _Context, a: XlaOp, lower: bool) -> list[XlaOp]:
     """(v, w, info) of syevd/heevd (LAPACK's and cuSOLVER's)."""
-    eigh = ops.Eigh(a, lower)
-    v, w = ops.GetTupleElement(eigh, 0), ops.GetTupleElement(eigh, 1)
+    v, w = ops.Eigh(a, lower)
     return [v, w, _info(ctx, w, 2)]
 
 
@@ -994,8 +991,7 @@ def _syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 @lapack("gesdd")
 def _gesdd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
     b = ctx.builder
-    svd = ops.SVD(operands[0])
-    u, d, v = (ops.GetTupleElement(svd, i) for i in range(3))
+    u, d, v = ops.SVD(operands[0])
     dims = [ctx.result_shape(k).dimensions() for k in range(4)]
     if 0 in dims[2] or 0 in dims[3]:  # mode N: no vectors
         return [operands[0], d, _zeros(b, ctx.result_shape(2)), _zeros(b, ctx.result_shape(3)), _info(ctx, d, 4)]
@@ -1032,8 +1028,7 @@ def _cusolver_syevd(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
 def _cusolver_gesvdj(ctx: _Context, operands: list[XlaOp]) -> list[XlaOp]:
     """Jacobi SVD: (a, s, u, v, info), V itself (jax transposes it after the call)."""
     b = ctx.builder
-    svd = ops.SVD(operands[0])
-    u, d, v = (ops.GetTupleElement(svd, i) for i in range(3))
+    u, d, v = ops.SVD(operands[0])
     dims = [ctx.result_shape(k).dimensions() for k in range(4)]
     return [operands[0], d, _leading(u, b, dims[2]), _leading(v, b, dims[3]), _info(ctx, d, 4)]
 

@@ -92,7 +92,7 @@ def add_op(builder: XlaBuilder, spec: Any, inputs: dict[str, Any], attrs: dict[s
         elif a.type == "computation_list" and isinstance(value, list):
             kwargs[a.name] = [computation_from_description(d, operand_shapes, named, f"{a.name}_{k}")
                               if isinstance(d, dict) else d for k, d in enumerate(value)]
-    return getattr(ops, spec.name)(**kwargs)
+    return ops.build(spec.name, **kwargs)
 
 
 _TIE_OPS = {"Lt": "Eq", "Gt": "Eq", "Le": "Eq", "Ge": "Eq", "LtTotalOrder": "EqTotalOrder",
@@ -233,7 +233,7 @@ def _description_step(sub: XlaBuilder, step: Any, values: dict[str, Any], operan
             kwargs[a.name] = computation_from_description(v, operand_shapes, named)
         else:
             kwargs[a.name] = v
-    result = getattr(ops, spec.name)(**kwargs)
+    result = ops.build(spec.name, **kwargs)
     if "name" in step:
         values[str(step["name"])] = result
 
@@ -307,7 +307,10 @@ def reproduction(case: Any, backend: str) -> str:
                          else f"{keyword_name}={py_name}")
     lines += _computation_lines(case)
     call_args += [f"{k}={k}" if _is_description(case.op, k, v) else f"{k}={v!r}" for k, v in case.attrs.items()]
-    lines.append(f"ops.{case.op}({', '.join(call_args)})")
+    call = f"ops.{case.op}({', '.join(call_args)})"
+    if case.op in ops.SEVERAL_RESULTS:  # xla_client's Python tuple of XlaOps, as the case's one tuple result
+        call = f"ops.Tuple(b, list({call}))"
+    lines.append(call)
     if case.violates:
         lines.append(f"# expected: OpError naming constraint {case.violates}")
         return "\n".join(lines)

@@ -17,6 +17,7 @@ import argparse
 import ast
 import dataclasses
 import difflib
+import importlib
 import inspect
 import sys
 from collections.abc import Callable, Iterator
@@ -49,6 +50,7 @@ ATTRIBUTE_TYPES: dict[str, str] = {
     "bool": "bool",
     "str": "str",
     "bytes": "bytes | str",
+    "target_name": "str | bytes",
     "int_list": "Sequence[int]",
     "int_list_or_none": "Sequence[int] | None",
     "int_pairs": "Sequence[Sequence[int]]",
@@ -114,6 +116,8 @@ class Param:
     annotation: str
     default: Any = _REQUIRED
     keyword_only: bool = False
+    star: str = ""  # "*" (``*args``) or "**" (``**kwargs``)
+    positional_only: bool = False
 
     @property
     def required(self) -> bool:
@@ -223,7 +227,9 @@ def _op_function(name: str, spec: Any, function: Callable[..., Any]) -> Function
     if tuple(names) != runtime:
         raise RuntimeError(f"ops.{name}: the call forms read from its spec {names} are not the function's "
                            f"call_forms {runtime}: docgen.ops_stub has fallen behind backend.ops")
-    return Function(name, tuple(forms), "XlaOp", _summary(function.__doc__))
+    count = ops.SEVERAL_RESULTS.get(name)
+    returns = "XlaOp" if count is None else f"tuple[{', '.join(['XlaOp'] * count)}]"  # xla_client's tuple
+    return Function(name, tuple(forms), returns, _summary(function.__doc__))
 
 
 def _annotation_text(annotation: Any) -> str:
@@ -235,12 +241,9 @@ def _annotation_text(annotation: Any) -> str:
 def _python_function(name: str, function: Callable[..., Any]) -> Function:
     """A function written in Python (a value function, the module's own): its real signature."""
     signature = inspect.signature(function)
-    kinds = {inspect.Parameter.POSITIONAL_OR_KEYWORD: False, inspect.Parameter.KEYWORD_ONLY: True}
-    unwritten = [p.name for p in signature.parameters.values() if p.kind not in kinds]
-    if unwritten:
-        raise RuntimeError(f"ops.{name}: docgen.ops_stub writes no positional-only or variadic parameters "
-                           f"({', '.join(unwritten)})")
-    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, kinds[p.kind])
+    stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    params = tuple(Param(p.name, _annotation_text(p.annotation), p.default, p.kind == inspect.Parameter.KEYWORD_ONLY,
+                         stars.get(p.kind, ""), p.kind == inspect.Parameter.POSITIONAL_ONLY)
                    for p in signature.parameters.values())
     return Function(name, (params,), _annotation_text(signature.return_annotation), _summary(function.__doc__))
 
@@ -287,18 +290,21 @@ def _literal(value: Any) -> str:
 
 
 def _param_text(p: Param) -> str:
-    text = f"{p.name}: {p.annotation}"
+    text = f"{p.star}{p.name}: {p.annotation}"
     return text if p.required else f"{text} = {_literal(p.default)}"
 
 
 def _params_text(params: tuple[Param, ...]) -> list[str]:
     out: list[str] = []
     star = False
-    for p in params:
+    for k, p in enumerate(params):
+        star = star or p.star == "*"
         if p.keyword_only and not star:
             out.append("*")
             star = True
         out.append(_param_text(p))
+        if p.positional_only and (k + 1 == len(params) or not params[k + 1].positional_only):
+            out.append("/")
     return out
 
 
@@ -336,9 +342,13 @@ def _import_key(name: str) -> tuple[int, str]:
     return kind, name
 
 
-def _imports_text(names: set[str]) -> str:
-    """The import block, as isort writes it: standard library, third party, first party (``backend``)."""
-    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES}
+def _imports_text(names: set[str], reexported: dict[str, str] | None = None) -> str:
+    """The import block, as isort writes it: standard library, third party, first party (``backend``); each
+    ``reexported`` name (``name -> module``) as ``from module import name as name``, an attribute of
+    ``backend.ops`` for static tools (xla_client's enums)."""
+    reexported = reexported or {}
+    names = names - set(reexported)
+    modules = {IMPORTS[n] for n in names if n not in _MODULE_ALIASES} | set(reexported.values())
     blocks: dict[int, list[str]] = {0: [], 1: [], 2: []}
 
     def section(module: str) -> int:
@@ -348,11 +358,13 @@ def _imports_text(names: set[str]) -> str:
     for name in sorted(n for n in names if n in _MODULE_ALIASES):
         blocks[section(IMPORTS[name])].append(f"import {IMPORTS[name]} as {name}")
     for module in sorted(modules):
-        imported = sorted((n for n in names if IMPORTS[n] == module and n not in _MODULE_ALIASES), key=_import_key)
+        imported = sorted((n for n in names if IMPORTS.get(n) == module and n not in _MODULE_ALIASES), key=_import_key)
         line = f"from {module} import {', '.join(imported)}"
         if len(line) > 120:
             line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in imported) + ")"
-        blocks[section(module)].append(line)
+        blocks[section(module)] += [line] if imported else []
+        blocks[section(module)] += [f"from {module} import {n} as {n}" for n in sorted(reexported, key=_import_key)
+                                    if reexported[n] == module]
     return "\n\n".join("\n".join(block) for block in blocks.values() if block)
 
 
@@ -363,6 +375,16 @@ Each op takes its spec's arguments (``specs/ops/<op>.yaml``); a function with se
 overload per form.
 """
 '''
+
+
+def _defining_module(name: str) -> str:
+    """The module that defines ``backend.ops``'s attribute ``name`` under that name (the class's own module, or
+    the one that names an alias of it)."""
+    value = getattr(ops, name)
+    for module in (value.__module__, "backend.hlo.xla_client_helpers"):  # xla_client's aliases are named there
+        if getattr(importlib.import_module(module), name, None) is value:
+            return module
+    raise RuntimeError(f"ops.{name}: no module defines it under that name")
 
 
 def render() -> str:
@@ -376,7 +398,7 @@ def render() -> str:
     used = _used_names(annotations)
     if any(len(f.forms) > 1 for f in generated):
         used.add("overload")
-    chunks = [HEADER, _imports_text(used) + "\n"]
+    chunks = [HEADER, _imports_text(used, {name: _defining_module(name) for name in ops.ENUMS}) + "\n"]
     chunks.append("".join(f"{n}: {ops.__annotations__[n]}\n" for n in values))
     for f in [*own, *generated]:
         overloaded = len(f.forms) > 1

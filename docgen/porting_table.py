@@ -73,10 +73,15 @@ def _op_row(name: str, overloads: tuple[str, ...]) -> Row:
 
 
 def _enum_row(name: str, members: tuple[str, ...]) -> Row:
+    """An enum of ``xla_client`` (and of ``xla_client.ops``, for :data:`~docgen.xla_client_names.OPS_ENUMS`): here
+    as ``backend.<name>`` and ``backend.ops.<name>``, with every member."""
     value = getattr(backend, name, None)
     missing = [m for m in members if value is None or not hasattr(value, m)]
     ok = isinstance(value, type) and issubclass(value, enum.Enum) and not missing
-    return Row(name, "enum", ", ".join(members), "present" if ok else f"missing members: {', '.join(missing)}")
+    if name in xla_client_names.OPS_ENUMS and getattr(ops, name, None) is not value:
+        return Row(f"ops.{name}", "enum", ", ".join(members), "missing: not an attribute of backend.ops")
+    label = f"ops.{name}" if name in xla_client_names.OPS_ENUMS else name
+    return Row(label, "enum", ", ".join(members), "present" if ok else f"missing members: {', '.join(missing)}")
 
 
 def _value_type_row(name: str, fields: tuple[str, ...]) -> Row:
@@ -100,10 +105,15 @@ def _value_type_row(name: str, fields: tuple[str, ...]) -> Row:
 def _method_owner(cls: str) -> object:
     if cls == "XlaBuilder":
         return backend.XlaBuilder("surface")
-    if cls == "XlaComputation":
+    if cls in ("XlaComputation", "LoadedExecutable"):
         b = backend.XlaBuilder("surface")
         ops.Iota(b, backend.PrimitiveType.S32, 1)
-        return b.build()
+        computation = b.build()
+        return computation if cls == "XlaComputation" else backend.make_cpu_client("reference").compile(computation)
+    if cls == "Client":
+        return backend.make_cpu_client("reference")
+    if cls == "Device":
+        return backend.make_cpu_client("reference").devices()[0]
     return getattr(backend, cls)
 
 

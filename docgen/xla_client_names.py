@@ -190,6 +190,10 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "PaddingType": ("VALID", "SAME"),
 }
 
+#: The enums xla_client's ``ops`` module itself defined (``xla/python/ops.cc``); the others were ``xla_client``'s.
+OPS_ENUMS: tuple[str, ...] = ("TriangularSolveOptions_Transpose", "RandomAlgorithm", "CustomCallSchedule",
+                              "CustomCallApiVersion")
+
 #: Value types read by attribute like protocol buffers: name -> fields (``[]``: a repeated field, a list).
 VALUE_TYPES: dict[str, tuple[str, ...]] = {
     "ConvolutionDimensionNumbers": (
@@ -215,6 +219,7 @@ HELPERS: tuple[str, ...] = (
     "window_padding_type_to_pad_values", "make_padding_config", "make_convolution_dimension_numbers",
     "make_dot_dimension_numbers", "make_replica_groups", "shape_from_pyval", "dtype_to_etype", "XlaRuntimeError",
     "CurrentSourceInfoMetadata", "XlaBuilder", "XlaComputation", "XlaOp", "Shape", "ProgramShape", "PrimitiveType",
+    "make_cpu_client", "CompileOptions", "execute_with_python_values", "execute_with_python_values_replicated",
 )
 
 #: Methods: class -> names.
@@ -223,6 +228,10 @@ METHODS: dict[str, tuple[str, ...]] = {
                    "set_sharding", "clear_sharding"),
     "XlaComputation": ("as_hlo_text", "program_shape", "name"),
     "Shape": ("array_shape", "tuple_shape", "token_shape"),
+    "Client": ("compile", "devices", "local_devices", "device_count", "local_device_count", "process_index",
+               "buffer_from_pyval", "get_default_device_assignment"),
+    "LoadedExecutable": ("execute", "execute_sharded_on_local_devices", "local_devices"),
+    "Device": ("transfer_to_infeed", "transfer_from_outfeed"),
 }
 
 #: Methods not here yet, by the open work that adds them.

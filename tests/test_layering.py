@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runtime", ("backend.runtime",)),
     ("backends", ("backend.reference", "backend.jax_backend", "backend.pallas_backend", "backend.export",
                   "backend.stablehlo_import")),
-    ("registry", ("backend.backends", "backend.completeness", "backend")),
+    ("registry", ("backend.backends", "backend.client", "backend.completeness", "backend")),
     ("conformance", ("conformance",)),
     ("tools", ("docgen", "xla_semantics_iree", "benchmarks")),
 )

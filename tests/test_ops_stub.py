@@ -189,11 +189,16 @@ def test_every_attribute_type_of_the_specs_has_an_annotation():
 
 
 def test_stub_imports_each_name_from_the_module_that_defines_it():
+    """A name the stub uses comes from its class's module; a re-export (``N as N``: xla_client's enums, attributes
+    of ``backend.ops``) is the object ``backend.ops`` has, from a module that names it so."""
     for node in _tree().body:
         if isinstance(node, ast.ImportFrom) and node.module.startswith("backend"):
             module = importlib.import_module(node.module)
             for alias in node.names:
-                assert getattr(module, alias.name).__module__ == node.module, alias.name
+                if alias.asname is None:
+                    assert getattr(module, alias.name).__module__ == node.module, alias.name
+                else:
+                    assert alias.asname == alias.name and getattr(module, alias.name) is getattr(ops, alias.name)
 
 
 def test_check_says_what_differs_and_write_mends_it(tmp_path, monkeypatch, capsys):

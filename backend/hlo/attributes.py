@@ -520,6 +520,18 @@ def _bytes(v: Any) -> bytes:
     return bytes(v)
 
 
+def _target_name(v: Any) -> str:
+    """A custom-call target's name: a string, or bytes as xla_client took it (``b"lapack_sgetrf"``), UTF-8."""
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode()
+        except UnicodeDecodeError:
+            raise ValueError(f"the target name must be UTF-8, got {_short_repr(v)}") from None
+    if not isinstance(v, str):
+        raise TypeError(f"expected a string (or bytes, as xla_client took it), got {_short_repr(v)}")
+    return v
+
+
 def _shape_list(v: Any) -> tuple[Shape, ...]:
     return tuple(_shape(s) for s in _seq(v))
 
@@ -548,6 +560,7 @@ NORMALIZERS.update({
     "device_to_host_channel": _host_channel("DEVICE_TO_HOST", 2),
     "host_to_device_channel": _host_channel("HOST_TO_DEVICE", 3),
     "bytes": _bytes,
+    "target_name": _target_name,
     "shape_list": _shape_list,
     "custom_call_schedule": _enum_name(CustomCallSchedule),
     "custom_call_api_version": _enum_name(CustomCallApiVersion),

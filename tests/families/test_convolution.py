@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import specs
+from backend import XlaBuilder, ops
 from backend.backends import get_backend
 from backend.errors import OpError
 from backend.hlo.attribute_types import default_conv_dimension_numbers
@@ -139,3 +140,28 @@ def test_builder_convolution_lowers_to_a_pallas_kernel() -> None:
     args = [jax.ShapeDtypeStruct((1, 8, 8, 128), jax.numpy.bfloat16),
             jax.ShapeDtypeStruct((3, 3, 128, 128), jax.numpy.bfloat16)]
     assert "tpu_custom_call" in fn.trace(*args).lower(lowering_platforms=("tpu",)).as_text()
+
+
+# -- window attributes XLA's builder takes empty -------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["reference", "jax"])
+def test_empty_strides_padding_and_dilations_mean_the_defaults(backend):
+    """ConvGeneralDilated, ConvGeneral and ConvWithGeneralPadding with empty window_strides / padding /
+    lhs_dilation / rhs_dilation / window_reversal (XLA's InferWindowFromDimensions: the default per spatial
+    dimension): lhs [1, 2, 3, 4] with the kernel [1, 10] gives 1 + 20, 2 + 30, 3 + 40."""
+    b = XlaBuilder("conv")
+    lhs = ops.Constant(b, np.array([1, 2, 3, 4], np.float32).reshape(1, 1, 4))
+    rhs = ops.Constant(b, np.array([1, 10], np.float32).reshape(1, 1, 2))
+    dn = default_conv_dimension_numbers(1)
+    results = [ops.ConvGeneralDilated(lhs, rhs, [], [], [], [], None, window_reversal=[]),
+               ops.ConvGeneral(lhs, rhs, [], [], dn), ops.ConvWithGeneralPadding(lhs, rhs, [], [])]
+    out = get_backend(backend).execute(b.build(ops.Tuple(b, results)), [])
+    for value in out:
+        np.testing.assert_array_equal(value.reshape(-1), [21, 32, 43])
+
+
+def test_conv_strides_of_another_length_are_still_refused():
+    b = XlaBuilder("conv")
+    lhs = ops.Constant(b, np.zeros((1, 1, 4), np.float32))
+    with pytest.raises(OpError) as e:
+        ops.ConvGeneralDilated(lhs, ops.Constant(b, np.zeros((1, 1, 2), np.float32)), [1, 1], [], [], [], None)
+    assert (e.value.constraint, e.value.arg) == ("C3", "window_strides")

@@ -41,8 +41,8 @@ F32 = PrimitiveType.F32
 
 
 def run(backend: str, op: str, arrays: list[np.ndarray], **attrs: Any) -> Any:
-    """``ops.<op>(*arrays, **attrs)`` on ``backend``: its result, or the tuple of its results."""
-    out = run_built(backend, lambda *params: getattr(ops, op)(*params, **attrs), *arrays)
+    """``ops.<op>(*arrays, **attrs)`` on ``backend`` (as one instruction): its result, or the tuple of its results."""
+    out = run_built(backend, lambda *params: ops.build(op, *params, **attrs), *arrays)
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -316,7 +316,7 @@ def test_householder_form_matches_lapack(backend, shape, dtype):
     a = rng.uniform(-1, 1, shape).astype(dtype)
     if np.iscomplexobj(a):
         a = a + 1j * rng.uniform(-1, 1, shape)
-    packed, taus = run_built(backend, ops.QrDecomposition, a)
+    packed, taus = run_built(backend, lambda x: ops.Tuple(x.builder, list(ops.QrDecomposition(x))), a)  # xla_client's pair
     tol = 1e-4 if dtype == np.float32 else 1e-12
     for idx in np.ndindex(*shape[:-2]):
         (want_packed, want_taus), _ = scipy.linalg.qr(a[idx].astype(np.complex128 if np.iscomplexobj(a)
@@ -378,3 +378,34 @@ def test_cholesky_generated_inputs_tell_the_triangles_apart() -> None:
     for case in cases[:3]:
         assert run_case(case, get_backend("reference")).status == PASSED
         assert run_case(case, FunctionBackend("wrong_triangle", wrong_triangle)).status == FAILED, case.id
+
+
+# -- xla_client's tuples ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("op, args, count", [("Eigh", (), 2), ("QR", (True,), 2), ("QrDecomposition", (), 2),
+                                             ("SVD", (), 3), ("LU", (), 3)])
+def test_xla_client_form_returns_a_python_tuple_of_its_results(op, args, count):
+    """As xla_client's ops.cc (a std::pair / std::tuple): one GetTupleElement per result of the one tuple-shaped
+    instruction, which ops.build gives itself."""
+    b = XlaBuilder("t")
+    a = ops.Parameter(b, 0, Shape.array_shape(F32, (3, 3)))
+    results = getattr(ops, op)(a, *args)
+    assert isinstance(results, tuple) and len(results) == count
+    whole = ops.build(op, a, *args)
+    assert b.get_shape(whole).is_tuple() and len(b.get_shape(whole).tuple_shapes()) == count
+    for k, result in enumerate(results):
+        assert str(b.get_shape(result)) == str(b.get_shape(whole).tuple_shapes()[k])
+    assert ops.SEVERAL_RESULTS[op] == count
+
+
+def test_build_names_an_op():
+    with pytest.raises(OpError, match="no op named 'Eighh'"):
+        ops.build("Eighh", None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eigh_pair_runs_as_xla_client_code_wrote_it(backend):
+    b = XlaBuilder("eigh")
+    v, w = ops.Eigh(ops.Constant(b, np.array([[2.0, 1], [1, 2]])))
+    out = get_backend(backend).execute(b.build(ops.Tuple(b, [v, w])), [])
+    np.testing.assert_allclose(out[1], [1, 3], atol=1e-12)   # [[2, 1], [1, 2]]: eigenvalues 1 and 3
+    np.testing.assert_allclose(np.abs(out[0]), np.full((2, 2), 0.5 ** 0.5), atol=1e-12)

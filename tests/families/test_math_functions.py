@@ -223,3 +223,35 @@ def test_result_shapes() -> None:
     assert c.get_shape(ops.Conj(z)) == Shape.array_shape("c128", [4])
     assert c.get_shape(ops.Acosh(z)) == Shape.array_shape("c128", [4])
     assert c.get_shape(ops.Square(x)) == Shape.array_shape("f32", [2, 3])
+
+
+# -- NextAfter on the F8 and F4 types ------------------------------------------------------------------------------
+_NARROW_FLOATS = ("float8_e5m2", "float8_e4m3fn", "float8_e4m3b11fnuz", "float8_e5m2fnuz", "float8_e4m3fnuz",
+                  "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", _NARROW_FLOATS)
+def test_next_after_steps_to_the_neighbour_on_every_narrow_float(backend, name):
+    """Every value of the type toward its largest and its smallest value: the neighbour in the type's ordered
+    set of values (listed by ml_dtypes from every bit pattern), a zero counted once; NaN stays NaN."""
+    import ml_dtypes
+
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    if dtype.itemsize == 1 and name.startswith("float8"):
+        x = np.arange(256, dtype=np.uint8).view(dtype)
+    else:  # F4E2M1FN: its 16 values
+        x = np.array([s * v for s in (1, -1) for v in (0, 0.5, 1, 1.5, 2, 3, 4, 6)], np.float32).astype(dtype)
+    values = x.astype(np.float64)
+    grid = np.unique(values[~np.isnan(values)])
+    for target in (grid[-1], grid[0]):
+        b = XlaBuilder("next_after")
+        ops.NextAfter(ops.Constant(b, x), ops.Constant(b, np.full(x.shape, target).astype(dtype)))
+        got = get_backend(backend).execute(b.build(), [])[0].astype(np.float64)
+        for v, g in zip(values, got):
+            if np.isnan(v):
+                assert np.isnan(g)
+            elif v == target:
+                assert g == target
+            else:
+                assert g == (grid[grid > v].min() if target > v else grid[grid < v].max()), (name, v, target, g)

@@ -235,3 +235,31 @@ def test_reduce_window_rank0_golden_cases_pass(backend, name):
     picked = [c for c in cases_for(specs.get("ReduceWindow")) if c.kind == "golden" and f"/{name}" in c.id]
     assert len(picked) == 2  # operands as Parameters and as Constants
     assert [run_case(c, get_backend(backend)).status for c in picked] == [PASSED, PASSED]
+
+
+# -- window attributes XLA's builder takes empty -------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_window_strides_padding_and_dilations_mean_the_defaults(backend):
+    """XLA's builder (MakeWindow) takes an empty list as the default in every window dimension: stride 1, no
+    padding, dilation 1; the instruction records the filled-in values."""
+    b = XlaBuilder("windows")
+    x = ops.Constant(b, np.array([[1, 2, 3], [4, 5, 6]], np.float32))
+    zero = ops.Constant(b, np.float32(0))
+    summed = ops.ReduceWindow([x], [zero], binary_computation(ops.Add), [1, 2], [], [], [], [])
+    scattered = ops.SelectAndScatter(ops.Constant(b, np.array([1, 5, 2], np.float32)), binary_computation(ops.Ge), [2],
+                                     [], [], ops.Constant(b, np.array([10, 20], np.float32)), zero,
+                                     binary_computation(ops.Add))
+    computation = b.build(ops.Tuple(b, [summed, scattered]))
+    assert ("window_strides={1,1}, padding={{0,0},{0,0}}, base_dilations={1,1}, window_dilations={1,1}"
+            in computation.as_hlo_text())
+    out = get_backend(backend).execute(computation, [])
+    np.testing.assert_array_equal(out[0], [[3, 5], [9, 11]])   # pairs along each row: 1+2, 2+3, 4+5, 5+6
+    np.testing.assert_array_equal(out[1], [0, 30, 0])          # windows [1,5] and [5,2] both select the 5
+
+
+def test_a_window_list_of_another_length_is_still_refused():
+    b = XlaBuilder("windows")
+    x = ops.Constant(b, np.zeros((2, 3), np.float32))
+    with pytest.raises(OpError) as e:
+        ops.ReduceWindow([x], [ops.Constant(b, np.float32(0))], binary_computation(ops.Add), [1, 2], [1], [], [], [])
+    assert (e.value.constraint, e.value.arg) == ("C6", "window_strides")

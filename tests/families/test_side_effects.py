@@ -349,3 +349,15 @@ def test_execution_error_is_not_raised_for_valid_io_programs():
         pytest.fail(str(e))
     np.testing.assert_array_equal(out[0], _f32(-1, -2))
     assert outfeed == []
+
+
+@pytest.mark.parametrize("name", ["reference", "jax"])
+def test_a_target_name_as_bytes_as_xla_client_passed_it(name):
+    """xla_client's CustomCall took the target's name as bytes (``b"lapack_sgetrf"``); it names the same target."""
+    b = XlaBuilder("bytes_target")
+    ops.CustomCall(b, b"xla_semantics.negate", [ops.Constant(b, np.array([1, -2], np.float32))], F32_2)
+    assert "call_target_name=xla_semantics.negate," in b.build().as_hlo_text()   # a string, as if given as one
+    assert get_backend(name).execute(b.build(), [])[0].tolist() == [-1, 2]
+    with pytest.raises(OpError) as e:
+        ops.CustomCall(b, b"\xff", [], F32_2)
+    assert (e.value.constraint, e.value.arg) == ("C1", "call_target_name")

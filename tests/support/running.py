@@ -59,8 +59,9 @@ def build_computation(build: Callable[..., Any], *args: Any, with_builder: bool 
 
 
 def _applied(op: str | Callable[..., Any], attrs: dict[str, Any]) -> Callable[..., Any]:
-    fn = getattr(ops, op) if isinstance(op, str) else op
-    return lambda *params: fn(*params, **attrs)
+    if isinstance(op, str):  # as one instruction (the tuple-shaped XlaOp of Eigh, SVD...)
+        return lambda *params: ops.build(op, *params, **attrs)
+    return lambda *params: op(*params, **attrs)
 
 
 def op_computation(op: str | Callable[..., Any], *args: Any, **attrs: Any) -> XlaComputation:
