@@ -1,7 +1,7 @@
 """Differential search: random valid programs run on the reference and on jax, every difference reported.
 
-Programs are drawn from the specs (hypothesis drives the choices, so a seed fixes the search):
-an op from ``specs.load_all()``, an element type from the types its generated cases range over, a
+Programs are drawn from the specs, program k of a search from a NumPy generator seeded with
+(seed, k), so a seed fixes the search whatever the interpreter imported before it: an op from ``specs.load_all()``, an element type from the types its generated cases range over, a
 generator config (or free shapes for configs that leave them open), and operand values in one of
 three modes (the spec's value hints, free values with special values mixed in, wide values). A
 program chains 1 to ``max_steps`` ops: each later op takes the previous result as one operand
@@ -24,12 +24,9 @@ import dataclasses
 import re
 import traceback
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, reject, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis import strategies as st
 
 import specs
 from backend import ops
@@ -255,8 +252,31 @@ def fuzzable_specs(names: Iterable[str] | None = None) -> list[Any]:
     return [all_specs[n] for n in chosen if all_specs[n].executable and n not in _NOT_FUZZED]
 
 
-_FREE_DIMS = st.one_of(st.sampled_from(STANDARD_SHAPES),
-                       st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple))
+_T = TypeVar("_T")
+
+
+class Draws:
+    """The choices that make one program, from a NumPy generator: a seed and the specs fix them.
+
+    (hypothesis drew them before: 5% of its draws are constants it collects from the source of every project module
+    imported so far, so a seeded search depended on the modules the interpreter had imported and on every literal
+    in the project's code.)"""
+
+    def __init__(self, seed: int, index: int) -> None:
+        self._rng = np.random.default_rng([seed, index])
+
+    def pick(self, options: Sequence[_T]) -> _T:
+        return options[int(self._rng.integers(len(options)))]
+
+    def integer(self, low: int, high: int) -> int:
+        """An integer in [low, high]."""
+        return int(self._rng.integers(low, high, endpoint=True))
+
+    def dims(self) -> tuple[int, ...]:
+        """Free dimensions: a standard shape or up to 3 sizes in [0, 4]."""
+        if self.integer(0, 1):
+            return tuple(self.pick(STANDARD_SHAPES))
+        return tuple(self.integer(0, 4) for _ in range(self.integer(0, 3)))
 
 
 def _values_hint(mode: str, spec: Any) -> tuple[dict[str, Any], bool]:
@@ -269,15 +289,15 @@ def _values_hint(mode: str, spec: Any) -> tuple[dict[str, Any], bool]:
     return {a.name: {"scale": 1.0e4, "full_range": True} for a in spec.operand_args}, True
 
 
-def _draw_step(data: Any, spec: Any, rng_seed: int, prev: Shape | None) -> Step | None:
+def _draw_step(draws: Draws, spec: Any, rng_seed: int, prev: Shape | None) -> Step | None:
     """A step of ``spec`` (chained to a previous result of shape ``prev``), or None when none fits."""
     var = type_var(spec)
     configs = spec.generator.get("configs") or [{}]
     chained = None
     if prev is None:
-        config = data.draw(st.sampled_from(configs), label=f"{spec.name} config")
-        etype = data.draw(st.sampled_from(candidate_types(spec)), label="element type")
-        dims = data.draw(_FREE_DIMS, label="dims") if not config.get("shapes") else None
+        config = draws.pick(configs)
+        etype = draws.pick(candidate_types(spec))
+        dims = draws.dims() if not config.get("shapes") else None
     else:
         fits = [(a, c) for a in spec.operand_args if a.kind == "operand" and a.element is not None
                 and prev.element_type() in spec.element_types.get(a.element, ())
@@ -286,14 +306,14 @@ def _draw_step(data: Any, spec: Any, rng_seed: int, prev: Shape | None) -> Step 
                 and (c.get("types") or {}).get(a.name) in (None, etypes.short_name(prev.element_type()))]
         if not fits:
             return None
-        arg, config = data.draw(st.sampled_from(fits), label=f"{spec.name} chained operand and config")
+        arg, config = draws.pick(fits)
         chained = arg.name
         if arg.element == var:
             etype = prev.element_type()
         else:
-            etype = data.draw(st.sampled_from(candidate_types(spec)), label="element type")
+            etype = draws.pick(candidate_types(spec))
         dims = prev.dimensions() if not config.get("shapes") else None
-    mode = data.draw(st.sampled_from(VALUE_MODES), label="values")
+    mode = draws.pick(VALUE_MODES)
     hint, specials = _values_hint(mode, spec)
     drawn = draw_inputs(spec, var, etype, config, dims, np.random.default_rng(rng_seed), hint, specials)
     if drawn is None:
@@ -304,18 +324,18 @@ def _draw_step(data: Any, spec: Any, rng_seed: int, prev: Shape | None) -> Step 
     return Step(spec.name, inputs, dict(config.get("attrs") or {}), chained)
 
 
-def draw_program(data: Any, pool: Sequence[Any], max_steps: int) -> Program:
-    """A valid program of 1 to ``max_steps`` ops from ``pool``; rejects the example when no first op
-    builds (a chain ends early when no op fits the previous result)."""
-    n = data.draw(st.integers(1, max_steps), label="ops")
+def draw_program(draws: Draws, pool: Sequence[Any], max_steps: int) -> Program | None:
+    """A valid program of 1 to ``max_steps`` ops from ``pool``, or None when no first op builds (a chain ends
+    early when no op fits the previous result)."""
+    n = draws.integer(1, max_steps)
     steps: list[Step] = []
     prev: Shape | None = None
     for k in range(n):
         if prev is not None and not prev.is_array():
             break
         for _attempt in range(4):
-            spec = data.draw(st.sampled_from(pool), label=f"op {k}")
-            step = _draw_step(data, spec, data.draw(st.integers(0, 2 ** 32 - 1), label="value seed"), prev)
+            spec = draws.pick(pool)
+            step = _draw_step(draws, spec, draws.integer(0, 2 ** 32 - 1), prev)
             if step is None:
                 continue
             try:
@@ -327,7 +347,7 @@ def draw_program(data: Any, pool: Sequence[Any], max_steps: int) -> Program:
             break
         else:
             if k == 0:
-                reject()
+                return None
             break
     return Program(tuple(steps))
 
@@ -341,28 +361,32 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
     pool = fuzzable_specs(op_names)
     reference, target = get_backend("reference"), backend or get_backend("jax")
     report = FuzzReport()
-
-    @hypothesis_seed(seed)
-    @settings(max_examples=examples, database=None, deadline=None, derandomize=False, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def search(data: Any) -> None:
-        program = draw_program(data, pool, max_steps)
-        try:
-            outcome, finding, why = judge(program, reference, target)
-        except Exception as e:  # judging raised: a bug of ours, reported with the program, never a stop
-            outcome, why = SUITE_ERROR, ""
-            finding = Finding(program, program.steps[-1].op, f"the fuzzer raised {type(e).__name__}: {e}, a bug of "
-                              f"the suite, not of the backend\n{traceback.format_exc()}", program_reproduction(program))
-        report.record(program, outcome, finding, why)
-        if progress:
-            progress(report)
-
     try:
-        search()
+        for index in range(_MAX_DRAWS_PER_PROGRAM * examples):
+            if report.programs >= examples:
+                break
+            program = draw_program(Draws(seed, index), pool, max_steps)
+            if program is not None:
+                _run_one(program, reference, target, report)
+                if progress:
+                    progress(report)
     except KeyboardInterrupt:  # an interrupted search still reports what it ran
         report.interrupted = True
     return report
+
+
+#: Draws tried per program asked for before a search stops short (a pool whose ops rarely build).
+_MAX_DRAWS_PER_PROGRAM = 20
+
+
+def _run_one(program: Program, reference: Any, target: Any, report: FuzzReport) -> None:
+    try:
+        outcome, finding, why = judge(program, reference, target)
+    except Exception as e:  # judging raised: a bug of ours, reported with the program, never a stop
+        outcome, why = SUITE_ERROR, ""
+        finding = Finding(program, program.steps[-1].op, f"the fuzzer raised {type(e).__name__}: {e}, a bug of "
+                          f"the suite, not of the backend\n{traceback.format_exc()}", program_reproduction(program))
+    report.record(program, outcome, finding, why)
 
 
 def program_reproduction(program: Program, backends: Sequence[str] = ("reference", "jax")) -> str:
