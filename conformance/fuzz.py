@@ -37,13 +37,14 @@ from backend.hlo.graph import XlaComputation
 from backend.hlo.shape import Shape
 from conformance.build import REPRODUCTION_IMPORTS, _array_literal, add_op
 from conformance.cases import GENERATED, Case
+from conformance.fuzz_departures import FINDINGS_PAGE, departure_of
 from conformance.generate import STANDARD_SHAPES, candidate_types, draw_inputs, type_var
 from conformance.runner import FAILED, IMPL_DEFINED, PASSED, UNSUPPORTED, run_case
 from conformance.tolerance import mismatch_mask
 
 # Outcomes of one program.
-AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, DISAGREE, SUITE_ERROR = (
-    "agree", "excused", "propagated", "unsupported", "invalid values", "disagree", "suite error")
+AGREE, EXCUSED, PROPAGATED, SKIPPED, INVALID, KNOWN, DISAGREE, SUITE_ERROR = (
+    "agree", "excused", "propagated", "unsupported", "invalid values", "known departure", "disagree", "suite error")
 VALUE_MODES = ("spec", "free", "wide")
 # Ops whose value is bound by the runner rather than computed (nothing to compare).
 _NOT_FUZZED = frozenset({"Parameter"})
@@ -89,6 +90,10 @@ class Finding:
     op: str
     message: str
     reproduction: str
+    #: The op's operands and attributes as it ran alone (the reference's values for a chained operand); None where
+    #: no single op is responsible.
+    inputs: dict[str, Any] | None = None
+    attrs: dict[str, Any] | None = None
 
     @property
     def signature(self) -> str:
@@ -105,6 +110,8 @@ class FuzzReport:
     ops: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     steps: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     findings: list[Finding] = dataclasses.field(default_factory=list)
+    known: list[Finding] = dataclasses.field(default_factory=list)  # disagreements of a documented departure
+    departures: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     excused: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     unsupported: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     interrupted: bool = False
@@ -115,8 +122,10 @@ class FuzzReport:
         self.steps[len(program.steps)] += 1
         self.ops.update(s.op for s in program.steps)
         if finding is not None:
-            self.findings.append(finding)
-        if why:
+            (self.known if outcome == KNOWN else self.findings).append(finding)
+        if outcome == KNOWN:
+            self.departures[why] += 1
+        elif why:
             (self.unsupported if outcome in (SKIPPED, INVALID) else self.excused)[why] += 1
 
 
@@ -178,7 +187,8 @@ def _single(program: Program, status: str, message: str, repro: str) -> tuple[st
         return EXCUSED, None, _excuse(op, message)
     if status == UNSUPPORTED:
         return SKIPPED, None, message
-    return DISAGREE, Finding(program, op, message, repro), ""
+    step = program.steps[0]
+    return DISAGREE, Finding(program, op, message, repro, step.inputs, step.attrs), ""
 
 
 def _excuse(op: str, message: str) -> str:
@@ -227,7 +237,8 @@ def _localize(program: Program, reference: Any, backend: Any) -> tuple[str, Find
         status, message, repro = judge_case(case, backend)
         if status == FAILED:
             return DISAGREE, Finding(program, step.op, f"{message}\n(op {k + 1} of the chain "
-                                     f"{program.describe()}, run alone on the reference's operands)", repro), ""
+                                     f"{program.describe()}, run alone on the reference's operands)", repro,
+                                     case.inputs, case.attrs), ""
         if status == UNSUPPORTED:
             return SKIPPED, None, message
         if status == IMPL_DEFINED:
@@ -382,6 +393,9 @@ _MAX_DRAWS_PER_PROGRAM = 20
 def _run_one(program: Program, reference: Any, target: Any, report: FuzzReport) -> None:
     try:
         outcome, finding, why = judge(program, reference, target)
+        known = departure_of(finding, getattr(target, "name", "")) if outcome == DISAGREE else None
+        if known is not None:
+            outcome, why = KNOWN, known.name
     except Exception as e:  # judging raised: a bug of ours, reported with the program, never a stop
         outcome, why = SUITE_ERROR, ""
         finding = Finding(program, program.steps[-1].op, f"the fuzzer raised {type(e).__name__}: {e}, a bug of "
@@ -433,12 +447,15 @@ def summary_text(report: FuzzReport, verbose: bool = False) -> str:
     lines += [f"{report.programs} programs ({', '.join(f'{n} op' + ('s' if n > 1 else '') + f': {c}' for n, c in sorted(report.steps.items()))}), "
              f"{len(report.ops)} distinct ops",
              "outcomes: " + ", ".join(f"{k} {report.outcomes[k]}" for k in (AGREE, EXCUSED, PROPAGATED, SKIPPED,
-                                                                             INVALID, DISAGREE, SUITE_ERROR)
-                                      if k != SUITE_ERROR or report.outcomes[k])]
+                                                                             INVALID, KNOWN, DISAGREE, SUITE_ERROR)
+                                      if k not in (KNOWN, SUITE_ERROR) or report.outcomes[k])]
     if report.excused:
         lines.append("excused: " + ", ".join(f"{k} x{c}" for k, c in report.excused.most_common(12)))
     if report.unsupported:
         lines.append("unsupported: " + ", ".join(f"{k} x{c}" for k, c in report.unsupported.most_common(12)))
+    if report.departures:
+        lines.append("known departures (not counted as disagreements; each explained in " + FINDINGS_PAGE + "): "
+                     + ", ".join(f"{k} x{c}" for k, c in sorted(report.departures.items())))
     groups: dict[str, list[Finding]] = collections.defaultdict(list)
     for f in report.findings:
         groups[f.signature].append(f)
