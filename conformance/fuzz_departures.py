@@ -146,6 +146,21 @@ def _zeta_extreme(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
     return bool(np.any((x > 1) & (q > 0) & np.isfinite(power) & (power > limit)))
 
 
+def _cancelling_feature(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+    """A feature whose sum is below 2^-20 of the sum of its magnitudes (or all zeros) in a type of 32 bits or fewer:
+    summed in f32 (the jax backend's lowering; the reference sums exactly), its mean moves by more than the bound
+    (or takes the other zero's sign)."""
+    operand = np.asarray(inputs["operand"])
+    if operand.dtype.itemsize > 4 or operand.ndim == 0:
+        return False
+    x = operand.astype(np.float64)
+    axes = tuple(d for d in range(x.ndim) if d != attrs.get("feature_index", 0))
+    with np.errstate(all="ignore"):
+        total, magnitude = np.abs(x.sum(axis=axes)), np.abs(x).sum(axis=axes)
+    finite = np.isfinite(magnitude)
+    return bool(np.any(finite & ((magnitude == 0) | (total <= magnitude * 2.0 ** -20))))
+
+
 CONV_OPS = frozenset({"Conv", "ConvWithGeneralPadding", "ConvWithGeneralDimensions", "ConvGeneral",
                       "ConvGeneralDilated"})
 SORTING_OPS = frozenset({"Sort", "TopK", "ApproxTopK", "ApproxTopKFallback"})
@@ -192,6 +207,9 @@ DEPARTURES: tuple[Departure, ...] = (
     Departure("complex-rsqrt-zero-sign", frozenset({"Rsqrt"}), JAX,
               lambda i, a: _complex(i["operand"]) and bool(np.any(np.asarray(i["operand"]).imag == 0)),
               "the sign of a zero imaginary part of 1 / sqrt(z): XLA gives -0 for z = 1 + 0i"),
+    Departure("batch-norm-f32-accumulation", frozenset({"BatchNormTraining"}), JAX, _cancelling_feature,
+              "the jax backend's lowering sums in f32 (jax has no batch-norm op): a feature whose values cancel gets "
+              "a mean off by more than the bound relative to the exact one, or a zero of the other sign"),
     Departure("batch-norm-grad-negative-variance", frozenset({"BatchNormGrad"}), JAX,
               lambda i, a: bool(np.any(np.asarray(i["batch_var"]).astype(np.float64) + a.get("epsilon", 0) < 0)),
               "batch_var + epsilon < 0: a negative variance is outside the op's domain (sqrt of a negative)"),

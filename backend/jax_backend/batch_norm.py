@@ -26,14 +26,15 @@ def _reduce_axes(rank: int, feature_index: int) -> tuple[int, ...]:
 
 @lowering("BatchNormTraining")
 def batch_norm_training(ctx: LoweringContext, operand: Any, scale: Any, offset: Any) -> tuple[Any, Any, Any]:
-    """The mean as the sum of x / n, and the deviations scaled by the power of two of the largest |x - mean| (exact,
+    """The mean as the sum of x / n where the sum of x overflows, and the deviations scaled by the power of two of the largest |x - mean| (exact,
     with ldexp: XLA on CPU divides by a huge value through its reciprocal, which flushes to 0): a feature whose sum
     or squares leave the type (3.4e38 in f32) keeps finite results where the exact ones are finite (it gave NaN for
     the whole feature; found by the fuzzer)."""
     fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
     x, axes = operand.astype(dt), _reduce_axes(operand.ndim, fi)
     count = max(1, x.size // max(x.shape[fi], 1))
-    mean = jnp.sum(x / count, axis=axes)
+    total = jnp.sum(x, axis=axes)  # x / n first only where the sum overflows: dividing first rounds each term
+    mean = jnp.where(jnp.isinf(total) & jnp.isfinite(x).all(axis=axes), jnp.sum(x / count, axis=axes), total / count)
     centered = x - _along_feature(mean, x.ndim, fi, dt)
     _, exponent = jnp.frexp(jnp.max(jnp.abs(centered), axis=axes, keepdims=True, initial=0))
     exponent = jnp.where(jnp.isfinite(centered).all(axis=axes, keepdims=True), exponent, 0)
