@@ -97,6 +97,19 @@ def test_training_f32_whose_squares_leave_the_type(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_training_f64_near_the_largest_value(backend):
+    """Feature [-M, 0, 0, 0], M = 1.8e308: mean -M/4, deviations (-3/4, 1/4, 1/4, 1/4) M, variance 3/16 M^2 (inf in
+    f64), normalized -sqrt(3), 1/sqrt(3) (three times); y = 2 * that + 1. The reference squared in f64 and gave y = 1
+    (the offset) everywhere (found by the fuzzer)."""
+    big = np.finfo(np.float64).max
+    y, mean, var = _training(backend, np.array([[-big], [0], [0], [0]]), np.array([2.0]), np.array([1.0]), 1e-5, 1)
+    np.testing.assert_allclose(y[:, 0], [1 - 2 * np.sqrt(3), 1 + 2 / np.sqrt(3), 1 + 2 / np.sqrt(3),
+                                         1 + 2 / np.sqrt(3)], rtol=1e-12)
+    np.testing.assert_allclose(mean, [-big / 4], rtol=1e-15)
+    assert var[0] == np.inf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_inference_with_training_moments_is_training(backend):
     x, gamma, beta, _ = _random(7)
     y, mean, var = _training(backend, x, gamma, beta, 0.5, 3)
