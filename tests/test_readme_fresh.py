@@ -61,12 +61,16 @@ class Newcomer:
                 shutil.copy2(source, self.checkout / name)
         self.env = {k: v for k, v in os.environ.items() if _KEPT.match(k)}
         self.env |= {"HOME": str(self.home), "PATH": f"{bin_dir}:/usr/bin:/bin", "LANG": "C.UTF-8"}
-        self.log: list[tuple[str, float, int]] = []
+        self.log: list[tuple[str, float, int | str]] = []
 
     def run(self, command: str, timeout: float = 3 * 3600) -> subprocess.CompletedProcess[str]:
         start = time.perf_counter()
-        done = subprocess.run(["/bin/bash", "-c", command], cwd=self.checkout, env=self.env, capture_output=True,
-                              text=True, timeout=timeout)
+        try:
+            done = subprocess.run(["/bin/bash", "-c", command], cwd=self.checkout, env=self.env, capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.log.append((command, time.perf_counter() - start, "timed out"))
+            raise
         self.log.append((command, time.perf_counter() - start, done.returncode))
         return done
 
