@@ -561,14 +561,8 @@ def _backend(name: str) -> Any:
 
 
 def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
-    try:
-        from conformance.fuzz import fuzz, summary_text
-    except ModuleNotFoundError as e:
-        if e.name != "hypothesis":
-            raise
-        print("error: fuzz needs hypothesis, which the test extra installs: pip install -e '.[test]'",
-              file=sys.stderr)
-        return 2
+    from conformance.fuzz import fuzz, summary_text
+
     backend = _backend(args.backend)
     if backend is None:
         return 2

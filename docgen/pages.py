@@ -14,6 +14,7 @@ import numpy as np
 
 from backend.hlo import etypes
 from backend.hlo.shape import Shape, shape_from_pyval
+from docgen import figures, upstream
 from specs.loader import OpSpec, by_category, load_all, parse_literal
 
 
@@ -64,14 +65,24 @@ def _form_arg_text(arg: Any) -> str:
     return text if arg.required else f"{text}={arg.default!r}"
 
 
+def upstream_text(spec: OpSpec) -> str:
+    """The line naming the section of XLA's operation-semantics page that the page paraphrases."""
+    url = upstream.link(spec.name)
+    if url is None:
+        return f"*Upstream:* XLA's [operation semantics]({upstream.URL}) has no section for {spec.name}."
+    return f"*Upstream:* [{upstream.SECTIONS[spec.name]}]({url}) in XLA's operation semantics."
+
+
 def render_op(spec: OpSpec) -> str:
     lines = [f"# {spec.name}", "", spec.summary, "",
              f"*Family:* `{spec.family}` · *category:* {spec.category} · *executable:* "
-             + ("yes" if spec.executable else "**no**"), ""]
+             + ("yes" if spec.executable else "**no**"), "", upstream_text(spec), ""]
     if not spec.executable:
         lines += [f"**Not executable:** {spec.not_executable}", ""]
     if spec.semantics:
         lines += ["## Semantics", "", spec.semantics, ""]
+    if spec.name in figures.FIGURES:
+        lines += [figures.figure_markdown(spec)]
     lines += ["## Signatures", ""] + [f"- `{s}`" for s in spec.signatures] + [""]
     if spec.forms:
         lines += ["A call is told apart by its arguments (their number, names and kinds); the forms take:", ""]
@@ -154,7 +165,7 @@ def write_docs(out: Path) -> list[Path]:
         written.append(path)
     index = out / "index.md"
     index.write_text(render_index(all_specs))
-    return [index, *written]
+    return [index, *written, *figures.write_figures(out / "figures", all_specs)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -162,7 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="docs/ops", help="output folder (default: docs/ops)")
     args = parser.parse_args(argv)
     written = write_docs(Path(args.out))
-    print(f"wrote {len(written)} pages to {args.out} (index: {written[0]})")
+    pages = [p for p in written if p.suffix == ".md"]
+    print(f"wrote {len(pages)} pages and {len(written) - len(pages)} figures to {args.out} (index: {written[0]})")
     return 0
 
 

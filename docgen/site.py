@@ -26,8 +26,8 @@ import yaml
 
 from conformance.render import html_page
 from conformance.report import SCHEMA_PATH
+from docgen import figures, support_matrix
 from docgen import porting_table as xla_client_surface
-from docgen import support_matrix
 from docgen.pages import render_index, render_op
 from specs.loader import OpSpec, by_category, load_all
 
@@ -138,6 +138,7 @@ def write_sources(src: Path, out: Path, reports_dir: Path) -> Path:
         page = f"{head.rstrip()}\n\n{support_matrix.op_line(spec.name, reports)}\n\n## {rest}"
         (docs / "ops" / f"{spec.name}.md").write_text(page)
     (docs / "ops" / "index.md").write_text(render_index(all_specs))
+    figures.write_figures(docs / "ops" / "figures", all_specs)
     scoreboards = {}
     for name, report in reports.items():
         (docs / "reports" / f"{name}.html").write_text(html_page(report))

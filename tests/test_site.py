@@ -181,6 +181,10 @@ def test_site_builds_strict_with_every_page(built_site: Path):
             assert f"sm-{support_matrix.cell_class(want)}" in classes, (backend, op)
     pad = (built_site / "ops" / "Pad.html").read_text()
     assert "interior_and_negative_edges" in pad and "sm-cell" in pad and 'href="../support.html"' in pad
+    assert 'href="https://openxla.org/xla/operation_semantics#pad"' in pad
+    for op in ("Pad", "ConvGeneralDilated", "ReduceWindow", "Gather", "Scatter"):  # each figure, on its page
+        assert f'src="figures/{op}.svg"' in (built_site / "ops" / f"{op}.html").read_text(), op
+        assert (built_site / "ops" / "figures" / f"{op}.svg").read_text().startswith("<svg"), op
     porting = (built_site / "porting.html").read_text()
     assert "XlaBuilder" in porting and "names present" in porting
     assert "DotGeneral" in (built_site / "search" / "search_index.json").read_text()

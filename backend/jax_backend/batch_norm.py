@@ -26,14 +26,24 @@ def _reduce_axes(rank: int, feature_index: int) -> tuple[int, ...]:
 
 @lowering("BatchNormTraining")
 def batch_norm_training(ctx: LoweringContext, operand: Any, scale: Any, offset: Any) -> tuple[Any, Any, Any]:
+    """The mean as the sum of x / n where the sum of x overflows, and the deviations scaled by the power of two of the largest |x - mean| (exact,
+    with ldexp: XLA on CPU divides by a huge value through its reciprocal, which flushes to 0): a feature whose sum
+    or squares leave the type (3.4e38 in f32) keeps finite results where the exact ones are finite (it gave NaN for
+    the whole feature; found by the fuzzer)."""
     fi, eps, dt = ctx.attr("feature_index"), ctx.attr("epsilon"), _compute_dtype(operand)
     x, axes = operand.astype(dt), _reduce_axes(operand.ndim, fi)
-    mean = jnp.mean(x, axis=axes)
+    count = max(1, x.size // max(x.shape[fi], 1))
+    total = jnp.sum(x, axis=axes)  # x / n first only where the sum overflows: dividing first rounds each term
+    mean = jnp.where(jnp.isinf(total) & jnp.isfinite(x).all(axis=axes), jnp.sum(x / count, axis=axes), total / count)
     centered = x - _along_feature(mean, x.ndim, fi, dt)
-    var = jnp.mean(centered * centered, axis=axes)
-    y = _along_feature(scale, x.ndim, fi, dt) * centered / jnp.sqrt(_along_feature(var, x.ndim, fi, dt) + eps) \
-        + _along_feature(offset, x.ndim, fi, dt)
-    return y.astype(operand.dtype), mean.astype(operand.dtype), var.astype(operand.dtype)
+    _, exponent = jnp.frexp(jnp.max(jnp.abs(centered), axis=axes, keepdims=True, initial=0))
+    exponent = jnp.where(jnp.isfinite(centered).all(axis=axes, keepdims=True), exponent, 0)
+    scaled = jnp.ldexp(centered, -exponent)  # |scaled| < 1
+    spread = jnp.mean(scaled * scaled, axis=axes, keepdims=True)  # the variance / 2^(2 exponent)
+    normalized = scaled / jnp.sqrt(spread + jnp.ldexp(jnp.asarray(eps, dt), -2 * exponent))
+    var = jnp.ldexp(spread, 2 * exponent)  # inf where the variance leaves the type, as the exact one rounded
+    y = _along_feature(scale, x.ndim, fi, dt) * normalized + _along_feature(offset, x.ndim, fi, dt)
+    return y.astype(operand.dtype), mean.astype(operand.dtype), jnp.squeeze(var, axes).astype(operand.dtype)
 
 
 @lowering("BatchNormInference")

@@ -17,8 +17,12 @@ def along_feature(v: np.ndarray, rank: int, feature_index: int) -> np.ndarray:
     return widen(v).reshape(shape)
 
 
+def _others(x: np.ndarray, feature_index: int) -> tuple[int, ...]:
+    return tuple(d for d in range(x.ndim) if d != feature_index)
+
+
 def per_feature_sum(x: np.ndarray, feature_index: int) -> np.ndarray:
-    return np.sum(x, axis=tuple(d for d in range(x.ndim) if d != feature_index))
+    return np.sum(x, axis=_others(x, feature_index))
 
 
 @evaluator("BatchNormTraining")
@@ -28,11 +32,20 @@ def batch_norm_training(ctx: EvaluatorContext, operand: np.ndarray, scale: np.nd
     x = widen(operand)
     count = x.size // max(1, x.shape[fi])
     with np.errstate(all="ignore"):
-        mean = per_feature_sum(x, fi) / count
+        # In float64 a feature near its largest value (-1.8e308) overflows the sum and the squares: the mean is the
+        # sum of x / n there, and the deviations are scaled by the power of two of the largest (exact), so that
+        # y stays the finite value it is (the variance alone overflows; found by the fuzzer).
+        total = per_feature_sum(x, fi)
+        mean = np.where(np.isinf(total) & np.isfinite(x).all(axis=_others(x, fi)), per_feature_sum(x / count, fi),
+                        total / count)
         centered = x - along_feature(mean, x.ndim, fi)
-        var = per_feature_sum(centered * centered, fi) / count
-        y = along_feature(scale, x.ndim, fi) * centered / np.sqrt(along_feature(var, x.ndim, fi) + eps) \
-            + along_feature(offset, x.ndim, fi)
+        largest = np.max(np.abs(centered), axis=_others(x, fi), initial=0)
+        exponent = np.where(np.isfinite(largest), np.frexp(np.where(np.isfinite(largest), largest, 0))[1], 0)
+        scaled = np.ldexp(centered, -along_feature(exponent, x.ndim, fi).astype(np.int64))
+        spread = per_feature_sum(scaled * scaled, fi) / count  # the variance / 2^(2 exponent)
+        var = np.ldexp(spread, 2 * exponent)
+        normalized = scaled / np.sqrt(along_feature(spread + np.ldexp(float(eps), -2 * exponent), x.ndim, fi))
+        y = along_feature(scale, x.ndim, fi) * normalized + along_feature(offset, x.ndim, fi)
     dtype = operand.dtype
     return y.astype(dtype), mean.astype(dtype), var.astype(dtype)
 

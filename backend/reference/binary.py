@@ -27,7 +27,7 @@ from backend.reference.allowed import (
     non_finite_parts,
     subnormal_outcomes,
 )
-from backend.reference.elementwise import in_wide_precision
+from backend.reference.elementwise import complex_of, in_wide_precision
 
 Masks = dict[str, np.ndarray]
 Outcomes = dict[str, Allowed]
@@ -381,9 +381,7 @@ def atan2_outcomes(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> O
 
 @evaluator("Complex")
 def complex_(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    out = np.empty(lhs.shape, ctx.shape.numpy_dtype())
-    out.real, out.imag = lhs, rhs  # not lhs + 1j * rhs: 1j * inf would put a NaN in the real part
-    return out
+    return complex_of(lhs, rhs, ctx.shape.numpy_dtype())
 
 
 # -- And, Or, Xor -------------------------------------------------------------------------------

@@ -16,6 +16,15 @@ from backend.hlo import etypes
 from backend.reference import EvaluatorContext
 
 
+def complex_of(real: np.ndarray, imag: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """The complex array of two parts, each kept as it is (``real + 1j * imag`` is not: 1j * inf is NaN + inf i,
+    a NaN in the real part)."""
+    real, imag = np.asarray(real), np.asarray(imag)
+    out = np.empty(np.broadcast_shapes(real.shape, imag.shape), dtype or np.result_type(real, imag, np.complex64))
+    out.real, out.imag = real, imag
+    return out
+
+
 def widen(x: np.ndarray) -> np.ndarray:
     """A value-preserving wide copy: f64, c128, int64, uint64 (PRED stays bool)."""
     et = etypes.dtype_to_etype(x.dtype)

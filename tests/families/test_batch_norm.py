@@ -84,6 +84,32 @@ def test_training_f32_by_hand(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_training_f32_whose_squares_leave_the_type(backend):
+    """Feature [2e38, -2e38, 2e38, -2e38]: mean 0, variance 4e76 (inf in f32), y = 3 * x / 2e38 + 1 = [4, -2, 4, -2]
+    (epsilon 1 is nothing beside the variance). jax's lowering squared 2e38 in f32 and gave NaN (found by the fuzzer);
+    the other feature [1, 2, 3, 6] is mean 3, variance 3.5, (x - 3) / sqrt(4.5) + 0."""
+    x = np.array([[2e38, 1], [-2e38, 2], [2e38, 3], [-2e38, 6]], np.float32)
+    y, mean, var = _training(backend, x, np.array([3, 1], np.float32), np.array([1, 0], np.float32), 1.0, 1)
+    np.testing.assert_allclose(y[:, 0], [4, -2, 4, -2], rtol=1e-6)
+    np.testing.assert_allclose(y[:, 1], (np.array([1, 2, 3, 6]) - 3) / np.sqrt(4.5), rtol=1e-6)
+    np.testing.assert_allclose(mean, [0, 3], rtol=1e-6, atol=1e-30)
+    assert var[0] == np.inf and abs(var[1] - 3.5) < 1e-5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_training_f64_near_the_largest_value(backend):
+    """Feature [-M, 0, 0, 0], M = 1.8e308: mean -M/4, deviations (-3/4, 1/4, 1/4, 1/4) M, variance 3/16 M^2 (inf in
+    f64), normalized -sqrt(3), 1/sqrt(3) (three times); y = 2 * that + 1. The reference squared in f64 and gave y = 1
+    (the offset) everywhere (found by the fuzzer)."""
+    big = np.finfo(np.float64).max
+    y, mean, var = _training(backend, np.array([[-big], [0], [0], [0]]), np.array([2.0]), np.array([1.0]), 1e-5, 1)
+    np.testing.assert_allclose(y[:, 0], [1 - 2 * np.sqrt(3), 1 + 2 / np.sqrt(3), 1 + 2 / np.sqrt(3),
+                                         1 + 2 / np.sqrt(3)], rtol=1e-12)
+    np.testing.assert_allclose(mean, [-big / 4], rtol=1e-15)
+    assert var[0] == np.inf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_inference_with_training_moments_is_training(backend):
     x, gamma, beta, _ = _random(7)
     y, mean, var = _training(backend, x, gamma, beta, 0.5, 3)
