@@ -189,3 +189,47 @@ def test_vmvx_backend_runs_on_the_reference_vm(tmp_path):
     assert neg.dtype == ml_dtypes.int4 and neg.tolist() == [-8, -3]
     key = fresh.cache_key(bias_relu().as_stablehlo_text())
     assert key != IreeBackend(cache_dir=None).cache_key(bias_relu().as_stablehlo_text())  # its own target's code
+
+
+def _reproduction_sample(count: int) -> list[str]:
+    """``count`` ids of the committed IREE report's failures, spread over it (every k-th, in report order)."""
+    import json
+
+    report = json.loads((ROOT / "reports" / "iree" / "report.json").read_text())
+    failing = [c["id"] for c in report["cases"] if c["status"] in ("failed", "crashed")]
+    return failing[:: max(1, len(failing) // count)][:count]
+
+
+def _run_reproduction_as_printed(case_id: str) -> None:
+    """The reproduction this version prints for ``case_id`` on ``iree``, run in a fresh interpreter: it prints the
+    results, or ends in the backend's own ExecutionError (the compile failure the report recorded)."""
+    import os
+    import subprocess
+    import sys
+
+    import specs
+    from conformance.build import reproduction
+    from conformance.generate import cases_for
+
+    op = case_id.split("/")[0]
+    case = next(c for c in cases_for(specs.get(op)) if c.id == case_id)
+    source = reproduction(case, "iree")
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    if proc.returncode == 0:
+        assert proc.stdout.startswith("["), (case_id, proc.stdout[-2000:])
+    else:
+        assert last.startswith(f"backend.errors.ExecutionError: backend 'iree' failed in {op}"), (
+            case_id, source, proc.stderr[-3000:])
+
+
+@pytest.mark.parametrize("case_id", _reproduction_sample(3))
+def test_iree_reproductions_run_as_printed(case_id):
+    _run_reproduction_as_printed(case_id)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case_id", _reproduction_sample(40))
+def test_iree_reproductions_run_as_printed_many(case_id):
+    _run_reproduction_as_printed(case_id)

@@ -4,7 +4,8 @@ Each ```mlir block of the doc is a complete module with a ``@main`` and comment 
 what IREE does: ``// inputs: EXPR`` (a Python list of NumPy arrays), then ``// iree: EXPR`` (the results, compared bit
 for bit, any NaN matching any NaN), ``// iree not: EXPR`` (a result the documents require and IREE does not give:
 an out-of-bounds read has no fixed value), ``// iree-compile fails: TEXT`` (a diagnostic holding TEXT), and
-optionally ``// flags: ...`` (iree-compile flags besides the backend's). Each is compiled with
+optionally ``// flags: ...`` (iree-compile flags besides the backend's) and ``// target: vmvx`` (IREE's portable VM,
+as the ``iree-vmvx`` backend compiles, instead of ``llvm-cpu``). Each is compiled with
 ``iree.compiler.compile_str`` for ``llvm-cpu`` (with the backend's flags) and run with ``iree.runtime``: no import of
 this project. Skipped without IREE."""
 
@@ -24,6 +25,10 @@ rt = pytest.importorskip("iree.runtime")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "iree_differences.md"
 #: The IREE backend's own flags (xla_semantics_iree.executor.COMPILE_FLAGS), written out: the programs run without it.
 FLAGS = ["--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=host"]
+#: A program marked ``// target: vmvx`` is compiled for IREE's portable VM (the ``iree-vmvx`` backend's flags) and
+#: run by the ``local-sync`` driver.
+VMVX_FLAGS = ["--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
+              "--iree-hal-local-target-device-backends=vmvx"]
 _BLOCK = re.compile(r"^( *)```mlir\n(.*?)^\1```", re.S | re.M)
 _NAMES = {"np": np, "ml_dtypes": ml_dtypes, "inf": np.inf, "nan": np.nan}
 
@@ -55,12 +60,15 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 def run_program(block: str, keys: dict[str, str]) -> list[np.ndarray] | str:
     """The program's results, or the diagnostics of iree-compile when it fails."""
-    flags = FLAGS + keys.get("flags", "").split()
+    if keys.get("target") == "vmvx":
+        targets, flags, driver = [], VMVX_FLAGS + keys.get("flags", "").split(), "local-sync"
+    else:
+        targets, flags, driver = ["llvm-cpu"], FLAGS + keys.get("flags", "").split(), "local-task"
     try:
-        vmfb = compiler.compile_str(block, target_backends=["llvm-cpu"], input_type="stablehlo", extra_args=flags)
+        vmfb = compiler.compile_str(block, target_backends=targets, input_type="stablehlo", extra_args=flags)
     except compiler.CompilerToolError as e:
         return str(e)
-    main = rt.load_vm_flatbuffer(vmfb, driver="local-task").main
+    main = rt.load_vm_flatbuffer(vmfb, driver=driver).main
     out = main(*eval(keys["inputs"], dict(_NAMES)))
     return [np.asarray(o.to_host()) for o in (out if isinstance(out, (tuple, list)) else [out])]
 
