@@ -3,7 +3,8 @@
 Each ```mlir block of the doc is a complete module with a ``@main`` and comment lines that say how to run it and
 what IREE does: ``// inputs: EXPR`` (a Python list of NumPy arrays), then ``// iree: EXPR`` (the results, compared bit
 for bit, any NaN matching any NaN), ``// iree not: EXPR`` (a result the documents require and IREE does not give:
-an out-of-bounds read has no fixed value), ``// iree-compile fails: TEXT`` (a diagnostic holding TEXT), and
+an out-of-bounds read has no fixed value), ``// iree-compile fails: TEXT`` (a diagnostic holding TEXT),
+``// iree-run fails: TEXT`` (the runtime's error holding TEXT), and
 optionally ``// flags: ...`` (iree-compile flags besides the backend's) and ``// target: vmvx`` (IREE's portable VM,
 as the ``iree-vmvx`` backend compiles, instead of ``llvm-cpu``). Each is compiled with
 ``iree.compiler.compile_str`` for ``llvm-cpu`` (with the backend's flags) and run with ``iree.runtime``: no import of
@@ -69,16 +70,21 @@ def run_program(block: str, keys: dict[str, str]) -> list[np.ndarray] | str:
     except compiler.CompilerToolError as e:
         return str(e)
     main = rt.load_vm_flatbuffer(vmfb, driver=driver).main
-    out = main(*eval(keys["inputs"], dict(_NAMES)))
+    try:
+        out = main(*eval(keys["inputs"], dict(_NAMES)))
+    except (ValueError, IndexError, RuntimeError) as e:  # the runtime's error (a bounds check of the VM)
+        return f"iree.runtime: {e}"
     return [np.asarray(o.to_host()) for o in (out if isinstance(out, (tuple, list)) else [out])]
 
 
 def _check(block: str, keys: dict[str, str]) -> None:
     result = run_program(block, keys)
-    if "iree-compile fails" in keys:
-        assert isinstance(result, str), f"compiled, and gave {result}"
-        assert keys["iree-compile fails"] in result, result[-3000:]
-        return
+    for failure in ("iree-compile fails", "iree-run fails"):
+        if failure in keys:
+            assert isinstance(result, str), f"compiled and ran, and gave {result}"
+            assert result.startswith("iree.runtime: ") == (failure == "iree-run fails"), result[-3000:]
+            assert keys[failure] in result, result[-3000:]
+            return
     assert not isinstance(result, str), result[-3000:]
     if "iree" in keys:
         want = [np.asarray(w) for w in eval(keys["iree"], dict(_NAMES))]
@@ -100,7 +106,7 @@ def test_every_class_of_the_doc_has_a_program() -> None:
         assert "```mlir" in section, f"class {title!r} has no StableHLO program"
     for block, keys in DOC_PROGRAMS:
         assert "inputs" in keys or "iree-compile fails" in keys, block
-        assert {"iree", "iree not", "iree-compile fails"} & set(keys), block
+        assert {"iree", "iree not", "iree-compile fails", "iree-run fails"} & set(keys), block
 
 
 @pytest.mark.parametrize("block,keys", DOC_PROGRAMS, ids=[f"program{i}" for i in range(len(DOC_PROGRAMS))])
