@@ -233,3 +233,18 @@ def test_iree_reproductions_run_as_printed(case_id):
 @pytest.mark.parametrize("case_id", _reproduction_sample(40))
 def test_iree_reproductions_run_as_printed_many(case_id):
     _run_reproduction_as_printed(case_id)
+
+
+def test_bridge_module_wraps_main_only_where_needed():
+    from xla_semantics_iree.bridge import bridge_module
+
+    plain = "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n"
+    assert bridge_module(plain) == plain  # nothing to bridge: the module as it came
+    assert bridge_module("not MLIR") == "not MLIR"  # left to iree-compile, whose parser reports it
+    typed = ("func.func @main(%x: tensor<2xf8E4M3>, %n: tensor<4xi4>) -> (tensor<2xf8E4M3>, tensor<4xui2>) {\n"
+             "  %u = stablehlo.convert %n : (tensor<4xi4>) -> tensor<4xui2>\n"
+             "  return %x, %u : tensor<2xf8E4M3>, tensor<4xui2>\n}\n")
+    bridged = bridge_module(typed)
+    assert "func.func private @main_typed(%arg0: tensor<2xf8E4M3>, %arg1: tensor<4xi4>)" in bridged
+    assert "func.func @main(%arg0: tensor<2xui8>, %arg1: tensor<4xi8>) -> (tensor<2xui8>, tensor<4xui8>)" in bridged
+    assert bridged.count("stablehlo.bitcast_convert") == 2 and bridged.count("stablehlo.convert") == 3

@@ -133,7 +133,7 @@ class IreeBackend:
         if entry is None:
             text = stablehlo_text(computation)
             if needs_bridge(_leaf_dtypes(computation)):
-                text = _bridged(text)
+                text = bridge_module(text)
             entry = _Compiled(text)
             self._compiled[computation] = entry
         return entry
@@ -307,15 +307,6 @@ def _leaf_dtypes(computation: XlaComputation) -> list[np.dtype[Any]]:
     shapes = computation.program_shape()
     return [leaf.numpy_dtype() for shape in [*shapes.parameter_shapes(), shapes.result_shape()]
             for leaf in shape.leaf_shapes() if leaf.is_array()]
-
-
-def _bridged(text: str) -> str:
-    """``text`` with the bridge of ``xla_semantics_iree.bridge``; ``text`` itself when MLIR cannot read it (the
-    compiler then reports the same failure)."""
-    try:
-        return bridge_module(text)
-    except Exception:  # noqa: BLE001 - an MLIR parse error: iree-compile gives its own diagnostic
-        return text
 
 
 def _functions_at(text: str, lines: Sequence[int]) -> set[int]:
