@@ -325,7 +325,7 @@ def _run_command(args: argparse.Namespace, names: list[str], all_specs: dict, ar
                 if skip:
                     on_result(skipped(case, skip), record=False)
                 elif case.id in done:
-                    on_result(result_from_record(case, done[case.id]), record=False)
+                    on_result(result_from_record(case, done[case.id], args.backend), record=False)
                 else:
                     yield case
 

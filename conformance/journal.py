@@ -18,9 +18,10 @@ import math
 import os
 from typing import IO, Any
 
-from conformance.cases import Case
+from conformance.build import reproduction
+from conformance.cases import PROGRAM, Case
 from conformance.outcomes import PROFILES, SPEC
-from conformance.runner import CRASHED, FAILED, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
+from conformance.runner import CRASHED, FAILED, FAILURES, IMPL_DEFINED, PASSED, TIMED_OUT, UNSUPPORTED, Result
 
 #: The statuses a journal records (the runner's; a manifest's xfail/skip is applied when the run reads it).
 STATUSES = (PASSED, FAILED, CRASHED, TIMED_OUT, UNSUPPORTED, IMPL_DEFINED)
@@ -132,9 +133,17 @@ def resume_problem(path: str, records: dict[str, dict[str, Any]], backend: str, 
     return None
 
 
-def result_from_record(case: Case, record: dict[str, Any]) -> Result:
-    return Result(case, record["status"], record.get("message", ""), record.get("reproduction", ""),
-                  float(record.get("seconds", 0.0)), dict(record.get("chosen") or {}), program=record.get("program"))
+def result_from_record(case: Case, record: dict[str, Any], backend_spec: str | None = None) -> Result:
+    """The result a journal's ``record`` holds for ``case``. With ``backend_spec`` (how the run names its backend, as
+    ``get_backend`` takes it), a failure's reproduction is written again by this version's ``reproduction`` (the
+    journal's may come from an earlier one, which wrote snippets that no longer run); a program case's reproduction
+    is its localised op's, which only a run of the program finds, so it stays the journal's."""
+    status = record["status"]
+    repro = record.get("reproduction", "")
+    if backend_spec is not None and status in FAILURES and case.kind != PROGRAM:
+        repro = reproduction(case, backend_spec)
+    return Result(case, status, record.get("message", ""), repro, float(record.get("seconds", 0.0)),
+                  dict(record.get("chosen") or {}), program=record.get("program"))
 
 
 class Journal:

@@ -7,6 +7,7 @@ import importlib
 import tomllib
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ pytest.importorskip("iree.runtime")
 
 from backend import ExecutionError, OpError, PrimitiveType, Shape, XlaBuilder, get_backend, ops  # noqa: E402
 from tests.test_export import bias_relu  # noqa: E402
-from xla_semantics_iree import IreeBackend  # noqa: E402
+from xla_semantics_iree import IreeBackend, IreeVmvxBackend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,9 +65,44 @@ def test_refusals_name_the_reason(iree):
     c = XlaBuilder("chol")
     ops.Cholesky(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2, 2)), "x"), True)
     assert "custom_call lapack_spotrf_ffi" in iree.supports(c.build())
-    c = XlaBuilder("s4")
-    ops.Neg(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.S4, (2,)), "x"))
-    assert "cannot pass int4" in iree.supports(c.build())
+
+
+#: Per element type IREE's runtime cannot pass itself: values, and their negations worked out by hand (for the
+#: unsigned types, modulo 2^bits: -1 = 3 in u2, 15 in u4).
+BRIDGED_NEGATIONS = [
+    (PrimitiveType.F8E4M3, ml_dtypes.float8_e4m3, [1.5, -np.inf, 240, -0.0], [-1.5, np.inf, -240, 0.0]),
+    (PrimitiveType.F8E3M4, ml_dtypes.float8_e3m4, [0.0625, 15.5, np.inf, 1.0], [-0.0625, -15.5, -np.inf, -1.0]),
+    (PrimitiveType.F8E4M3B11FNUZ, ml_dtypes.float8_e4m3b11fnuz, [1.5, -2, 30, 0.25], [-1.5, 2, -30, -0.25]),
+    (PrimitiveType.S2, ml_dtypes.int2, [-2, -1, 0, 1], [-2, 1, 0, -1]),
+    (PrimitiveType.S4, ml_dtypes.int4, [-8, 7, -1, 0], [-8, -7, 1, 0]),
+    (PrimitiveType.U2, ml_dtypes.uint2, [0, 1, 2, 3], [0, 3, 2, 1]),
+    (PrimitiveType.U4, ml_dtypes.uint4, [0, 1, 8, 15], [0, 15, 8, 1]),
+    (PrimitiveType.F4E2M1FN, ml_dtypes.float4_e2m1fn, [6, -0.5, 1.5, -0.0], [-6, 0.5, -1.5, 0.0]),
+]
+
+
+@pytest.mark.parametrize("et,dtype,values,negated", BRIDGED_NEGATIONS, ids=lambda v: getattr(v, "name", None))
+def test_types_the_runtime_cannot_pass_cross_as_bytes(iree, et, dtype, values, negated):
+    """Parameters and results of these types travel as 8-bit integers, converted inside the module: the values
+    come back exact (signs of zero and infinities included), in their own dtype."""
+    c = XlaBuilder("neg_bridged")
+    x = ops.Parameter(c, 0, Shape.array_shape(et, (4,)), "x")
+    ops.Tuple(c, [ops.Neg(x), ops.ConvertElementType(x, PrimitiveType.F32)])
+    comp = c.build()
+    assert iree.supports(comp) is None
+    neg, as_f32 = iree.execute(comp, [np.array(values, dtype)])
+    assert neg.dtype == np.dtype(dtype) and as_f32.dtype == np.float32
+    assert neg.astype(np.float32).tolist() == negated and as_f32.tolist() == values
+    assert np.signbit(neg.astype(np.float32)).tolist() == np.signbit(np.array(negated, np.float32)).tolist()
+
+
+def test_the_bridge_keeps_nan_payloads_of_8_bit_floats(iree):
+    """8-bit floats cross as their bit patterns (bitcast_convert): a NaN of either sign keeps its bits."""
+    c = XlaBuilder("copy_f8")
+    ops.Copy(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F8E4M3, (2,)), "x"))
+    bits = np.array([0x7F, 0xFD], np.uint8)  # f8e4m3: +NaN (mantissa 111), -NaN (mantissa 101)
+    (out,) = iree.execute(c.build(), [bits.view(ml_dtypes.float8_e4m3)])
+    assert out.view(np.uint8).tolist() == [0x7F, 0xFD]
 
 
 def test_compile_errors_are_failures_with_iree_diagnostic(iree):
@@ -81,16 +117,18 @@ def test_compile_errors_are_failures_with_iree_diagnostic(iree):
 
 def test_entry_point_and_public_api_only():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    target = project["entry-points"]["xla_semantics.backends"]["iree"]
-    module, _, attr = target.partition(":")
-    assert getattr(importlib.import_module(module), attr) is IreeBackend
+    for name, cls in (("iree", IreeBackend), ("iree-vmvx", IreeVmvxBackend)):
+        module, _, attr = project["entry-points"]["xla_semantics.backends"][name].partition(":")
+        assert getattr(importlib.import_module(module), attr) is cls and cls.name == name
     assert any(r.startswith("iree-base-compiler") for r in project["optional-dependencies"]["iree"])
     imported = set()
     for path in (ROOT / "xla_semantics_iree").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
-    assert {m for m in imported if m.startswith("backend")} <= {"backend", "backend.backends", "backend.export"}
+    # the facade, the registry, the export API and the backend protocol (Backend and its argument checks)
+    assert {m for m in imported if m.startswith("backend")} <= {"backend", "backend.backends", "backend.export",
+                                                                "backend.runtime.protocol"}
 
 
 def negate(et, dims):
@@ -137,3 +175,76 @@ def test_several_devices_are_refused(iree):
     c = XlaBuilder("ag")
     ops.AllGatherStart(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2,)), "x"), 0, 2)
     assert "exchanges data between replicas" in iree.supports(c.build())
+
+
+def test_vmvx_backend_runs_on_the_reference_vm(tmp_path):
+    """``--backend iree-vmvx`` (or its module:attribute spec, which needs no reinstall): IREE's portable VM."""
+    vmvx = get_backend("xla_semantics_iree:IreeVmvxBackend")
+    assert isinstance(vmvx, IreeVmvxBackend) and vmvx.info()["device"] == "vmvx/local-sync"
+    fresh = IreeVmvxBackend(cache_dir=tmp_path)
+    x = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    (out,) = fresh.execute(bias_relu(), [x, np.array([0.5, 1, -2], np.float32)])
+    np.testing.assert_array_equal(out, [[0, 1, 0], [2.5, 0, 2]])
+    (neg,) = fresh.execute(negate(PrimitiveType.S4, (2,)), [np.array([-8, 3], ml_dtypes.int4)])
+    assert neg.dtype == ml_dtypes.int4 and neg.tolist() == [-8, -3]
+    key = fresh.cache_key(bias_relu().as_stablehlo_text())
+    assert key != IreeBackend(cache_dir=None).cache_key(bias_relu().as_stablehlo_text())  # its own target's code
+
+
+def _reproduction_sample(count: int) -> list[str]:
+    """``count`` ids of the committed IREE report's failures, spread over it (every k-th, in report order)."""
+    import json
+
+    report = json.loads((ROOT / "reports" / "iree" / "report.json").read_text())
+    failing = [c["id"] for c in report["cases"] if c["status"] in ("failed", "crashed")]
+    return failing[:: max(1, len(failing) // count)][:count]
+
+
+def _run_reproduction_as_printed(case_id: str) -> None:
+    """The reproduction this version prints for ``case_id`` on ``iree``, run in a fresh interpreter: it prints the
+    results, or ends in the backend's own ExecutionError (the compile failure the report recorded)."""
+    import os
+    import subprocess
+    import sys
+
+    import specs
+    from conformance.build import reproduction
+    from conformance.generate import cases_for
+
+    op = case_id.split("/")[0]
+    case = next(c for c in cases_for(specs.get(op)) if c.id == case_id)
+    source = reproduction(case, "iree")
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    if proc.returncode == 0:
+        assert proc.stdout.startswith("["), (case_id, proc.stdout[-2000:])
+    else:
+        assert last.startswith(f"backend.errors.ExecutionError: backend 'iree' failed in {op}"), (
+            case_id, source, proc.stderr[-3000:])
+
+
+@pytest.mark.parametrize("case_id", _reproduction_sample(3))
+def test_iree_reproductions_run_as_printed(case_id):
+    _run_reproduction_as_printed(case_id)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case_id", _reproduction_sample(40))
+def test_iree_reproductions_run_as_printed_many(case_id):
+    _run_reproduction_as_printed(case_id)
+
+
+def test_bridge_module_wraps_main_only_where_needed():
+    from xla_semantics_iree.bridge import bridge_module
+
+    plain = "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n"
+    assert bridge_module(plain) == plain  # nothing to bridge: the module as it came
+    assert bridge_module("not MLIR") == "not MLIR"  # left to iree-compile, whose parser reports it
+    typed = ("func.func @main(%x: tensor<2xf8E4M3>, %n: tensor<4xi4>) -> (tensor<2xf8E4M3>, tensor<4xui2>) {\n"
+             "  %u = stablehlo.convert %n : (tensor<4xi4>) -> tensor<4xui2>\n"
+             "  return %x, %u : tensor<2xf8E4M3>, tensor<4xui2>\n}\n")
+    bridged = bridge_module(typed)
+    assert "func.func private @main_typed(%arg0: tensor<2xf8E4M3>, %arg1: tensor<4xi4>)" in bridged
+    assert "func.func @main(%arg0: tensor<2xui8>, %arg1: tensor<4xi8>) -> (tensor<2xui8>, tensor<4xui8>)" in bridged
+    assert bridged.count("stablehlo.bitcast_convert") == 2 and bridged.count("stablehlo.convert") == 3

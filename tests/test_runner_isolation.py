@@ -119,6 +119,27 @@ def test_results_are_journaled_and_a_run_resumes(capsys, tmp_path):
     assert any(cid.startswith("Neg/") for cid in ids)
 
 
+def test_a_resumed_failure_gets_this_versions_reproduction(capsys, tmp_path):
+    """A journal written by an earlier version holds its reproductions; the report of a resumed run prints the ones
+    this version writes (which run as printed), naming the backend as the run names it."""
+    from conformance.build import reproduction
+
+    spec = "tests.test_builder:DOUBLER"
+    case = next(c for c in cases_for(specs.get("Add")) if c.kind == "golden")
+    journal = tmp_path / "old.jsonl"
+    stale = "b = XlaBuilder('add')\nx = np.array([1.0], dtype=np.float8_e5m2)  # what an old version wrote"
+    journal.write_text(json.dumps({"id": case.id, "op": "Add", "kind": "golden", "backend": "doubler", "profile": "spec",
+                                   "seed": 0, "status": "failed", "message": "old", "reproduction": stale}) + "\n")
+    report = tmp_path / "r.json"
+    cli.main(["run", "--backend", spec, "--cases", case.id, "--no-isolation", "-q", "--resume", str(journal),
+              "--report", str(report)])
+    capsys.readouterr()
+    [printed] = [c for c in json.loads(report.read_text())["cases"] if c["id"] == case.id]
+    assert printed["status"] == "failed" and printed["message"] == "old"  # the journal's verdict, not run again
+    assert printed["reproduction"] == reproduction(case, spec) != stale
+    assert f"get_backend({spec!r})" in printed["reproduction"]
+
+
 def test_resume_refuses_another_backends_results(capsys, tmp_path):
     journal = tmp_path / "run.jsonl"
     journal.write_text(json.dumps({"id": "Add/golden/same_shape", "status": "passed", "backend": "jax"}) + "\n")

@@ -10,8 +10,15 @@ named functions (:func:`backend.export.link_stablehlo_modules`) and compiles it 
 run. Compiled modules are cached in memory per computation, and on disk keyed by the SHA-256 of the
 StableHLO module, the compiler version and its flags (``$XLA_SEMANTICS_IREE_CACHE``, default
 ``~/.cache/xla-semantics/iree``; ``cache_dir=None`` turns the disk cache off).
+
+Element types IREE's runtime has no NumPy mapping for (``f8e4m3``, ``f8e3m4``, ``f8e4m3b11fnuz``, ``s2``, ``s4``,
+``u2``, ``u4``, ``f4e2m1fn``) cross the module boundary as 8-bit integers and are converted inside the module
+(:mod:`xla_semantics_iree.bridge`).
+
+``IreeVmvxBackend`` (``--backend iree-vmvx``, or ``xla_semantics_iree:IreeVmvxBackend``) is the same on IREE's
+portable reference VM: the ``vmvx`` target (a code generator of its own, no LLVM) and the ``local-sync`` driver.
 """
 
-from xla_semantics_iree.executor import IreeBackend
+from xla_semantics_iree.executor import IreeBackend, IreeVmvxBackend
 
-__all__ = ["IreeBackend"]
+__all__ = ["IreeBackend", "IreeVmvxBackend"]

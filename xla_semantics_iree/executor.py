@@ -19,13 +19,18 @@ import numpy as np
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
 from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason
 from backend.runtime.protocol import check_arguments, check_computation, check_partitions, check_replicas
+from xla_semantics_iree.bridge import bridge_module, from_module, needs_bridge, to_module
 
-#: The compiler flags; part of the disk cache key (with the host CPU's identity). 64-bit floats stay 64-bit
-#: (IREE's default demotes them to f32, which would change results); code is generated for the host CPU (a
-#: ``generic`` x86-64 CPU lacks SSE4.1's rounding instructions, and f64 Ceil/Floor then fail to link).
+#: The compiler flags of the ``llvm-cpu`` target; part of the disk cache key (with the host CPU's identity). 64-bit
+#: floats stay 64-bit (IREE's default demotes them to f32, which would change results); code is generated for the
+#: host CPU (a ``generic`` x86-64 CPU lacks SSE4.1's rounding instructions, and f64 Ceil/Floor then fail to link).
 COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=host")
 TARGET_BACKEND = "llvm-cpu"
 DRIVER = "local-task"
+#: The ``vmvx`` target: IREE's portable reference VM (its own code generator, no LLVM), on the local device, run by
+#: the single-threaded ``local-sync`` driver.
+VMVX_COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
+                                       "--iree-hal-local-target-device-backends=vmvx")
 _SOURCE_LINE = re.compile(r"<stdin>\"?:(\d+):\d+")
 _FUNCTION_START = re.compile(r"\s*func\.func (?:public|private) @case(\d+)(?:__|\()")
 _CUSTOM_CALL = re.compile(r"stablehlo\.custom_call\s+@([\w.$-]+)|call_target_name\s*=\s*\"([^\"]+)\"")
@@ -62,12 +67,15 @@ class IreeBackend:
     """Runs computations with IREE on the CPU (``llvm-cpu`` target, ``local-task`` driver)."""
 
     name = "iree"
+    target_backend = TARGET_BACKEND
+    driver = DRIVER
+    compile_flags = COMPILE_FLAGS
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None | bool = True) -> None:
         import iree.compiler  # noqa: F401  (fail here, with pip's hint, when the extra is missing)
         import iree.runtime as rt
         self._rt = rt
-        self._config = rt.Config(DRIVER)
+        self._config = rt.Config(self.driver)
         self.cache_dir = default_cache_dir() if cache_dir is True else (Path(cache_dir) if cache_dir else None)
         self.compiler_version = metadata.version("iree-base-compiler")
         self._compiled: weakref.WeakKeyDictionary[XlaComputation, _Compiled] = weakref.WeakKeyDictionary()
@@ -80,8 +88,8 @@ class IreeBackend:
 
     def info(self) -> dict[str, str]:
         """What a conformance report records about this backend: IREE's version, target and flags."""
-        return {"version": self.compiler_version, "platform": "cpu", "device": f"{TARGET_BACKEND}/{DRIVER}",
-                "runtime_version": metadata.version("iree-base-runtime"), "flags": " ".join(COMPILE_FLAGS),
+        return {"version": self.compiler_version, "platform": "cpu", "device": f"{self.target_backend}/{self.driver}",
+                "runtime_version": metadata.version("iree-base-runtime"), "flags": " ".join(self.compile_flags),
                 "cpu": platform.processor() or platform.machine()}
 
     # ---- what it can run
@@ -90,11 +98,9 @@ class IreeBackend:
         reason = unsupported_reason(check_computation(computation))
         if reason is not None:
             return reason
-        shapes = computation.program_shape()
-        for shape in [*shapes.parameter_shapes(), shapes.result_shape()]:
-            for leaf in shape.leaf_shapes():
-                if leaf.is_array() and not self._passable(leaf.numpy_dtype()):
-                    return f"IREE's runtime cannot pass {leaf.numpy_dtype()} arrays in or out of a module"
+        for dtype in _leaf_dtypes(computation):
+            if not self._passable(dtype):
+                return f"IREE's runtime cannot pass {dtype} arrays in or out of a module"
         try:
             text = self._entry(computation).text
         except ExecutionError:
@@ -106,6 +112,10 @@ class IreeBackend:
         return None
 
     def _passable(self, dtype: np.dtype[Any]) -> bool:
+        """Whether values of ``dtype`` cross the module boundary: as they are, or as the bytes of
+        ``xla_semantics_iree.bridge`` (converted inside the module)."""
+        if needs_bridge([dtype]):
+            return True
         ok = self._dtype_ok.get(dtype)
         if ok is None:
             try:
@@ -121,14 +131,21 @@ class IreeBackend:
     def _entry(self, computation: XlaComputation) -> _Compiled:
         entry = self._compiled.get(computation)
         if entry is None:
-            entry = _Compiled(stablehlo_text(computation))
+            text = stablehlo_text(computation)
+            if needs_bridge(_leaf_dtypes(computation)):
+                text = bridge_module(text)
+            entry = _Compiled(text)
             self._compiled[computation] = entry
         return entry
 
     def cache_key(self, text: str) -> str:
         """The disk cache key of a StableHLO module: its hash with the compiler's version and flags."""
-        content = "\n".join((self.compiler_version, TARGET_BACKEND, *COMPILE_FLAGS, _host_cpu(), text))
+        content = "\n".join((self.compiler_version, self.target_backend, *self.compile_flags, _host_cpu(), text))
         return hashlib.sha256(content.encode()).hexdigest()
+
+    def _target_backends(self) -> list[str]:
+        """``compile_str``'s target backends (``--iree-hal-target-backends``); empty where the flags name the device."""
+        return [self.target_backend]
 
     def _vmfb(self, text: str) -> bytes:
         path = self.cache_dir / f"{self.cache_key(text)}.vmfb" if self.cache_dir is not None else None
@@ -137,8 +154,8 @@ class IreeBackend:
         import iree.compiler as compiler
         self.compilations += 1
         try:
-            vmfb = bytes(compiler.compile_str(text, target_backends=[TARGET_BACKEND], input_type="stablehlo",
-                                              extra_args=list(COMPILE_FLAGS)))
+            vmfb = bytes(compiler.compile_str(text, target_backends=self._target_backends(), input_type="stablehlo",
+                                              extra_args=list(self.compile_flags)))
         except compiler.CompilerToolError as e:
             errors = [line for line in str(e).splitlines() if "error:" in line]  # not the warnings' lines
             raise IreeCompileError(_first_error(str(e)), [int(n) for line in errors
@@ -198,12 +215,15 @@ class IreeBackend:
 
     def _call(self, function: Any, computation: XlaComputation, args: Sequence[Any]) -> list[Any]:
         try:
-            out = function(*[np.asarray(a, order="C") for a in _flatten(args)])
+            out = function(*[to_module(np.asarray(a, order="C")) for a in _flatten(args)])
         except Exception as e:  # a runtime failure
             raise ExecutionError(self.name, computation.root_instruction.opcode, e) from e
         leaves = list(out) if isinstance(out, (tuple, list)) else [out]
-        hosts = iter([np.asarray(v.to_host() if hasattr(v, "to_host") else v) for v in leaves])
         result_shape = computation.program_shape().result_shape()
+        dtypes = [leaf.numpy_dtype() if leaf.is_array() else None for leaf in result_shape.leaf_shapes()]
+        hosts = iter([from_module(np.asarray(v.to_host() if hasattr(v, "to_host") else v), dtype)
+                      if dtype is not None else np.asarray(v.to_host() if hasattr(v, "to_host") else v)
+                      for v, dtype in zip(leaves, dtypes)])
         if result_shape.is_tuple():
             return [_rebuild(s, hosts) for s in result_shape.tuple_shapes()]
         return [_rebuild(result_shape, hosts)]
@@ -267,6 +287,26 @@ class IreeBackend:
                 results[k] = self._call(function, computation, args)
             except Exception as e:  # noqa: BLE001 - runner runs it again alone
                 results[k] = e
+
+
+class IreeVmvxBackend(IreeBackend):
+    """Runs computations with IREE's portable reference VM (``vmvx`` target, ``local-sync`` driver): a code generator
+    of its own, no LLVM and no host-specific code."""
+
+    name = "iree-vmvx"
+    target_backend = "vmvx"
+    driver = "local-sync"
+    compile_flags = VMVX_COMPILE_FLAGS
+
+    def _target_backends(self) -> list[str]:
+        return []  # the device and its backend are named by --iree-hal-target-device and its local backends
+
+
+def _leaf_dtypes(computation: XlaComputation) -> list[np.dtype[Any]]:
+    """The element types of the computation's parameter and result arrays (tokens left out)."""
+    shapes = computation.program_shape()
+    return [leaf.numpy_dtype() for shape in [*shapes.parameter_shapes(), shapes.result_shape()]
+            for leaf in shape.leaf_shapes() if leaf.is_array()]
 
 
 def _functions_at(text: str, lines: Sequence[int]) -> set[int]:
