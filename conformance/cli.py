@@ -41,6 +41,7 @@ from conformance.selection import (
     KINDS,
     OP_KINDS,
     SelectionError,
+    case_patterns,
     chosen_ops,
     comma_list,
     keep,
@@ -62,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"comma-separated spec families, adding their ops ({', '.join(FAMILIES)})")
     run.add_argument("--kinds", type=comma_list(KINDS, "case kind"), default=list(KINDS),
                      help=f"which case kinds to run (default {','.join(KINDS)})")
-    run.add_argument("--cases", type=lambda t: [p.strip() for p in t.split(",") if p.strip()], default=[],
+    run.add_argument("--cases", type=case_patterns, default=[],
                      help="comma-separated globs over case ids, matching the whole id or a /-separated prefix "
                      "(e.g. 'Pad/golden,*/generated/f64')")
     run.add_argument("--etypes", type=comma_list(ETYPE_NAMES, "element type"), default=[],

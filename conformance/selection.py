@@ -128,8 +128,25 @@ def chosen_ops(all_specs: Mapping[str, Any], ops: Sequence[str] = (), families: 
 
 # -- cases ---------------------------------------------------------------------------------------------------------
 def id_matches(case_id: str, pattern: str) -> bool:
-    """A glob over the whole id or a ``/``-separated prefix of it, as the manifests match (``Pad/golden``)."""
+    """The id itself or a ``/``-separated prefix of it (``Igamma/generated/f16/f16[],f16[]``: generated ids hold
+    brackets and commas), else a glob over the whole id or such a prefix, as the manifests match (``Pad/golden``)."""
+    if case_id == pattern or case_id.startswith(pattern + "/"):
+        return True
     return fnmatch.fnmatchcase(case_id, pattern) or fnmatch.fnmatchcase(case_id, pattern + "/*")
+
+
+def case_patterns(text: str) -> list[str]:
+    """``--cases``' comma-separated patterns. A case id holds commas of its own (``f16[],f16[]``, ``[2,3]``,
+    ``lhs_contracting=1,rhs_contracting=0``), and every id starts with an op name (capitalised) or ``program/``: a
+    comma followed by anything else continues the pattern before it, so an id pasted from a report selects its case."""
+    patterns: list[str] = []
+    for piece in text.split(","):
+        start = piece.lstrip()
+        if patterns and start and not (start[0].isupper() or start[0] in "*?[" or start.startswith(PROGRAM + "/")):
+            patterns[-1] += "," + piece
+        else:
+            patterns.append(piece)
+    return [p.strip() for p in patterns if p.strip()]
 
 
 def case_etypes(case: Case) -> set[str]:
@@ -162,6 +179,6 @@ def keep(case: Case, kinds: Sequence[str], patterns: Sequence[str] = (), etypes:
             and (shard_of is None or in_shard(case.id, *shard_of)))
 
 
-__all__ = ["ETYPE_NAMES", "FAMILIES", "KINDS", "OP_KINDS", "SelectionError", "case_etypes", "chosen_ops", "comma_list",
+__all__ = ["ETYPE_NAMES", "FAMILIES", "KINDS", "OP_KINDS", "SelectionError", "case_etypes", "case_patterns", "chosen_ops", "comma_list",
            "id_matches", "in_shard", "keep", "non_negative_int", "positive_int", "positive_seconds", "resolve_ops",
            "shard", "suggestions"]

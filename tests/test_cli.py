@@ -279,3 +279,21 @@ def test_coverage_and_fuzz_take_op_names_as_run_does(capsys):
     assert code == 0 and set(json.loads(out)["uncovered"]) <= {"Pad"}
     code, _, err = _main(capsys, "fuzz", "--examples", "1", "--ops", "Negg")
     assert code == 2 and "no spec for Negg (did you mean Neg, " in err
+
+
+def test_cases_selects_generated_ids_with_commas_and_brackets_as_printed(tmp_path, capsys):
+    from conformance.selection import case_patterns, id_matches
+    assert case_patterns("Add/golden, Igamma/generated/f16/f16[],f16[]/param,*/error") == [
+        "Add/golden", "Igamma/generated/f16/f16[],f16[]/param", "*/error"]
+    assert case_patterns("Dot/generated/f32[2,3],f32[3]/param,program/mlp,Pad/*") == [
+        "Dot/generated/f32[2,3],f32[3]/param", "program/mlp", "Pad/*"]
+    ident = "Igamma/generated/f16/f16[],f16[]/param"
+    assert id_matches(ident, ident) and id_matches(ident, "Igamma/generated/f16/f16[],f16[]")
+    assert not id_matches(ident, "Igamma/generated/f16/f16[],f16[]/const")
+    # an id a report printed runs as pasted, alone
+    wanted = [c.id for c in cases_for(specs.get("Igamma")) if "," in c.id][:2]
+    report = tmp_path / "r.json"
+    code, out, err = _main(capsys, "run", "--backend", "reference", "--ops", "Igamma", "--cases", ",".join(wanted),
+                           "--no-isolation", "-q", "--report", str(report))
+    assert code == 0, out + err
+    assert [c["id"] for c in json.loads(report.read_text())["cases"]] == wanted
