@@ -204,9 +204,6 @@ DEPARTURES: tuple[Departure, ...] = (
               "flushes subnormals"),
     Departure("zeta-extreme-power", frozenset({"Zeta"}), JAX, _zeta_extreme,
               "q^-x overflows or underflows: the reference gives inf or 0, XLA NaN"),
-    Departure("complex-rsqrt-zero-sign", frozenset({"Rsqrt"}), JAX,
-              lambda i, a: _complex(i["operand"]) and bool(np.any(np.asarray(i["operand"]).imag == 0)),
-              "the sign of a zero imaginary part of 1 / sqrt(z): XLA gives -0 for z = 1 + 0i"),
     Departure("batch-norm-f32-accumulation", frozenset({"BatchNormTraining"}), JAX, _cancelling_feature,
               "the jax backend's lowering sums in f32 (jax has no batch-norm op): a feature whose values cancel gets "
               "a mean off by more than the bound relative to the exact one, or a zero of the other sign"),

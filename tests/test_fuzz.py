@@ -296,8 +296,6 @@ XLA_DEPARTURES = {
     # Zeta(65504, 3.17) = 3.17^-65504 + ... = 0 in f16; XLA gives NaN.
     "zeta_f16_underflow": Program((Step("Zeta", {"x": np.array([65504], np.float16),
                                                  "q": np.array([3.17], np.float16)}, {}),)),
-    # 1 / sqrt(1 + 0i): the reference 1 + 0i, XLA 1 - 0i.
-    "rsqrt_complex_zero_sign": Program((Step("Rsqrt", {"operand": np.array([1 + 0j])}, {}),)),
     # Group sizes out of range, inf and NaN in lhs and rhs: XLA's masked products give NaN (inf x 0).
     "ragged_dot_non_finite": Program((Step("RaggedDot", {
         "lhs": np.array([[9.18e-41, -1320, 6400, np.nan], [-5344, 3616, np.inf, 9472], [1.1754944e-38, -12672, -6240, 414]],
@@ -315,7 +313,7 @@ DEPARTURE_OF = {
     "sort_subnormal_keys": "sort-keys-nan-or-subnormal", "complex_conv_inf_meets_padding": "complex-conv-non-finite",
     "qr_near_the_largest_value": "factorization-overflow", "imag_of_e8m0": "e8m0-has-no-zero",
     "incomplete_beta_huge_b": "incomplete-beta-domain-edge", "zeta_f16_underflow": "zeta-extreme-power",
-    "rsqrt_complex_zero_sign": "complex-rsqrt-zero-sign", "ragged_dot_non_finite": "ragged-dot-non-finite",
+    "ragged_dot_non_finite": "ragged-dot-non-finite",
 }
 
 
