@@ -11,6 +11,7 @@ be had. ``tests/test_readme.py`` runs the Python blocks in this interpreter's en
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -132,6 +133,14 @@ def test_iree_extra_installs_and_runs_where_its_wheels_are(newcomer: Newcomer):
     listed = newcomer.run(".venv/bin/python -m conformance list")
     backends = next(line for line in listed.stdout.splitlines() if line.startswith("backends:"))
     assert "iree" in backends and "not installed" not in backends, listed.stdout[:2000]
-    ran = newcomer.run(".venv/bin/python -m conformance run --backend iree --ops Add,Neg")
-    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
-    assert re.search(r"cases: \d+ passed, 0 failed", ran.stdout), ran.stdout[-2000:]
+    report = newcomer.checkout / "iree-add-neg.json"
+    ran = newcomer.run(f".venv/bin/python -m conformance run --backend iree --ops Add,Neg -q --report {report}")
+    # IREE has real differences on these ops (the sub-byte classes of docs/iree_differences.md): the run ends, and
+    # every case it fails is one the committed report fails too
+    assert ran.returncode in (0, 1) and re.search(r"cases: \d+ passed, \d+ failed, 0 crashed", ran.stdout), \
+        ran.stdout[-3000:] + ran.stderr[-2000:]
+    committed = {c["id"]: c["status"] for c in json.loads((newcomer.checkout / "reports/iree/report.json").read_text())
+                 ["cases"]}
+    bad = {"failed", "crashed", "timed out"}
+    new = [c["id"] for c in json.loads(report.read_text())["cases"] if c["status"] in bad]
+    assert [i for i in new if committed.get(i) not in bad] == [], ran.stdout[-2000:]
