@@ -198,16 +198,22 @@ def test_the_host_device_count_is_configurable(tmp_path):
     assert lines[1].startswith("UnsupportedError") and "needs 4 devices" in lines[1] and "3 are available" in lines[1]
 
 
-def _all_reduce_on_replica_zero_only():
-    """Replica 0 runs a branch with an AllReduce, the others a branch without: the AllReduce is reached by one."""
+def _conditional_all_reduce(predicate):
+    """A Conditional whose true branch AllReduces its s32 operand and whose false branch negates it, chosen by
+    ``predicate(builder, x)``."""
     r = XlaBuilder("reduce")
     ops.AllReduce(ops.Parameter(r, 0, S32, "x"), binary_computation(ops.Add, np.dtype("int32")))
     i = XlaBuilder("identity")
     ops.Neg(ops.Parameter(i, 0, S32, "x"))
     m = XlaBuilder("main")
     x = ops.Parameter(m, 0, S32, "x")
-    ops.Conditional(ops.Eq(ops.ReplicaId(m), ops.Constant(m, np.uint32(0))), x, r.build(), x, i.build())
+    ops.Conditional(predicate(m, x), x, r.build(), x, i.build())
     return m.build()
+
+
+def _all_reduce_on_replica_zero_only():
+    """Replica 0 runs a branch with an AllReduce, the others a branch without: the AllReduce is reached by one."""
+    return _conditional_all_reduce(lambda m, x: ops.Eq(ops.ReplicaId(m), ops.Constant(m, np.uint32(0))))
 
 
 def test_jax_refuses_a_collective_not_every_device_reaches():
@@ -237,11 +243,5 @@ def test_jax_refuses_a_collective_not_every_device_reaches():
 def test_a_collective_every_device_reaches_still_runs_on_jax():
     """The same AllReduce chosen from the operand rather than ReplicaId is not refused (devices given the same
     predicate agree): 1 + 2 = 3 on both replicas."""
-    r = XlaBuilder("reduce")
-    ops.AllReduce(ops.Parameter(r, 0, S32, "x"), binary_computation(ops.Add, np.dtype("int32")))
-    i = XlaBuilder("identity")
-    ops.Neg(ops.Parameter(i, 0, S32, "x"))
-    m = XlaBuilder("main")
-    x = ops.Parameter(m, 0, S32, "x")
-    ops.Conditional(ops.Gt(x, ops.Constant(m, np.int32(-100))), x, r.build(), x, i.build())
-    assert get_backend("jax").supports(m.build()) is None
+    computation = _conditional_all_reduce(lambda m, x: ops.Gt(x, ops.Constant(m, np.int32(-100))))
+    assert get_backend("jax").supports(computation) is None
