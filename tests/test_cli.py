@@ -263,7 +263,7 @@ def test_ctrl_c_on_a_real_run_with_workers(tmp_path, signal_name):
     assert "Abs" in first, first + proc.stderr.read()
     time.sleep(1)
     proc.send_signal(getattr(signal, signal_name))
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=120)  # (a bound for a loaded machine, not a timing)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err and re.search(r"^Abs\s+16\s+16\b", out, re.M), out + err
     done = re.search(r"interrupted after (\d+) of (\d+) cases; the rest run with:\n  (.*--resume (\S+))$", err, re.M)
