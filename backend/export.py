@@ -63,18 +63,28 @@ _BACKEND: Any = None
 
 def unsupported_reason(computation: XlaComputation) -> str | None:
     """Why ``computation`` cannot be exported, or ``None`` when it can."""
-    check_computation(computation)
+    opcode = multi_device_op(computation)
+    if opcode is not None:
+        return f"{opcode} exchanges data between replicas or partitions; an export is a single device's program"
     for comp in (*computation.subcomputations(), computation):
         for inst in comp.instructions:
-            if _multi_device(inst.opcode):
-                return (f"{inst.opcode} exchanges data between replicas or partitions; an export is a single "
-                        "device's program")
             if inst.opcode in HOST_IO_OPCODES:
                 return f"{inst.opcode} runs as a host callback, which jax.export cannot serialize"
     try:
         return _lowering_backend().supports(computation)
     except UnsupportedError as e:  # a refusal raised rather than returned (a custom-call target not registered)
         return e.reason
+
+
+def multi_device_op(computation: XlaComputation) -> str | None:
+    """The opcode of the first op of ``computation`` (its sub-computations first) that exchanges data between
+    replicas or partitions or reads its device's id (see :func:`_multi_device`), or ``None``."""
+    check_computation(computation)
+    for comp in (*computation.subcomputations(), computation):
+        for inst in comp.instructions:
+            if _multi_device(inst.opcode):
+                return inst.opcode
+    return None
 
 
 def _multi_device(opcode: str) -> bool:
