@@ -195,6 +195,16 @@ def test_collectives_and_device_ids_are_refused_with_iree_s_own_limit(iree):
     assert "// iree-run fails: UNIMPLEMENTED; collectives not implemented" in doc
 
 
+def test_host_transfers_are_refused_with_iree_s_own_limit(iree):
+    """IREE has no lowering of infeed, outfeed and host send/recv (docs/iree_differences.md, U2)."""
+    from xla_semantics_iree.executor import NO_HOST_IO
+
+    c = XlaBuilder("infeed")
+    ops.Infeed(c, Shape.array_shape(PrimitiveType.F32, (2,)))
+    assert iree.supports(c.build()) == f"Infeed: {NO_HOST_IO}"
+    assert "failed to legalize operation 'stablehlo.infeed'" in (ROOT / "docs" / "iree_differences.md").read_text()
+
+
 def test_the_sharded_program_is_unsupported_for_iree_s_reason(iree):
     """The corpus program ``sharded`` (shard_map over 8 devices: psum, all_gather, ppermute) is refused with IREE's
     limit, which docs/iree_differences.md shows with IREE alone."""

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.export import link_stablehlo_modules, multi_device_op, stablehlo_text, unsupported_reason
+from backend.export import host_io_op, link_stablehlo_modules, multi_device_op, stablehlo_text, unsupported_reason
 from backend.runtime.protocol import (
     check_arguments,
     check_computation,
@@ -46,6 +46,11 @@ NO_COLLECTIVES = (
     "compiles, and running it fails in hal.channel.create with 'UNIMPLEMENTED; collectives not "
     "implemented', on one device or several; collective_broadcast, send and recv do not compile "
     "(failed to legalize)"
+)
+#: Why IREE cannot run an op that talks to the host (docs/iree_differences.md, U2).
+NO_HOST_IO = (
+    "IREE has no lowering of StableHLO's host transfers: stablehlo.infeed, stablehlo.outfeed, and stablehlo.send "
+    "and stablehlo.recv with is_host_transfer = true do not compile (failed to legalize operation)"
 )
 _SOURCE_LINE = re.compile(r"<stdin>\"?:(\d+):\d+")
 _FUNCTION_START = re.compile(r"\s*func\.func (?:public|private) @case(\d+)(?:__|\()")
@@ -114,6 +119,9 @@ class IreeBackend:
         opcode = multi_device_op(computation)
         if opcode is not None:
             return f"{opcode}: {NO_COLLECTIVES}"
+        opcode = host_io_op(computation)
+        if opcode is not None:
+            return f"{opcode}: {NO_HOST_IO}"
         reason = unsupported_reason(computation)
         if reason is not None:
             return reason
