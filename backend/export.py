@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -48,6 +49,12 @@ KNOWN_PLATFORMS: tuple[str, ...] = ("cpu", "cuda", "rocm", "tpu")
 #: collective_exchange and point_to_point): an export is one device's program.
 MULTI_DEVICE_CATEGORY = COLLECTIVES
 _EXPORTER = "export"
+#: Ops with an exact form that takes the same arguments and gives a result of the same shape, which XLA itself runs
+#: on the platforms without the approximate kernel: ApproxTopK -> ApproxTopKFallback (a sort by the comparator and a
+#: slice; the "exact" outcome of ApproxTopK's spec). jax lowers ApproxTopK on the CPU to ``custom_call @ApproxTopK``,
+#: which only XLA expands; a consumer of the StableHLO without XLA's custom-call targets exports the exact form
+#: (:func:`with_exact_forms`).
+EXACT_FORMS: dict[str, str] = {"ApproxTopK": "ApproxTopKFallback"}
 
 
 def _lowering_backend() -> Any:
@@ -105,6 +112,31 @@ def _multi_device(opcode: str) -> bool:
         return False
     return spec.category == MULTI_DEVICE_CATEGORY or any(
         e.devices is not None and e.devices[0] * e.devices[1] > 1 for e in spec.examples)
+
+
+def with_exact_forms(computation: XlaComputation) -> XlaComputation:
+    """``computation`` with each op of :data:`EXACT_FORMS` (in it and in the computations it calls) replaced by its
+    exact form: a new computation of the same parameters and result, or ``computation`` itself when it has none."""
+    check_computation(computation)
+    rebuilt: dict[int, XlaComputation] = {}  # uid -> the computation with exact forms, for those that changed
+
+    def callee(value: Any) -> Any:
+        if isinstance(value, XlaComputation):
+            return rebuilt.get(value.uid, value)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, XlaComputation) for v in value):
+            return type(value)(callee(v) for v in value)
+        return value
+
+    for comp in (*computation.subcomputations(), computation):  # callees first
+        instructions = []
+        for inst in comp.instructions:
+            attrs = {key: callee(value) for key, value in inst.attrs.items()}
+            opcode = EXACT_FORMS.get(inst.opcode, inst.opcode)
+            changed = opcode != inst.opcode or any(attrs[k] is not v for k, v in inst.attrs.items())
+            instructions.append(dataclasses.replace(inst, opcode=opcode, attrs=attrs) if changed else inst)
+        if any(new is not old for new, old in zip(instructions, comp.instructions)):
+            rebuilt[comp.uid] = XlaComputation(comp.name, instructions, comp.root)
+    return rebuilt.get(computation.uid, computation)
 
 
 def argument_specs(computation: XlaComputation) -> list[Any]:

@@ -180,7 +180,7 @@ def test_collectives_and_device_ids_are_refused_with_iree_s_own_limit(iree):
     """IREE's CPU drivers have no collective channels (docs/iree_differences.md, "Collectives and device ids"): the
     reason names that, not the export's single-device programs."""
     from backend import UnsupportedError
-    from xla_semantics_iree.executor import NO_COLLECTIVES
+    from xla_semantics_iree.limits import NO_COLLECTIVES
 
     c = XlaBuilder("ag")
     ops.AllGatherStart(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2,)), "x"), 0, 2)
@@ -197,7 +197,7 @@ def test_collectives_and_device_ids_are_refused_with_iree_s_own_limit(iree):
 
 def test_host_transfers_are_refused_with_iree_s_own_limit(iree):
     """IREE has no lowering of infeed, outfeed and host send/recv (docs/iree_differences.md, U2)."""
-    from xla_semantics_iree.executor import NO_HOST_IO
+    from xla_semantics_iree.limits import NO_HOST_IO
 
     c = XlaBuilder("infeed")
     ops.Infeed(c, Shape.array_shape(PrimitiveType.F32, (2,)))

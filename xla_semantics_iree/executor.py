@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.export import host_io_op, link_stablehlo_modules, multi_device_op, stablehlo_text, unsupported_reason
+from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason, with_exact_forms
 from backend.runtime.protocol import (
     check_arguments,
     check_computation,
@@ -26,6 +26,7 @@ from backend.runtime.protocol import (
     per_device_arguments,
 )
 from xla_semantics_iree.bridge import bridge_module, from_module, needs_bridge, to_module
+from xla_semantics_iree.limits import iree_limit
 
 #: The compiler flags of the ``llvm-cpu`` target; part of the disk cache key (with the host CPU's identity). 64-bit
 #: floats stay 64-bit (IREE's default demotes them to f32, which would change results); code is generated for the
@@ -37,21 +38,6 @@ DRIVER = "local-task"
 #: the single-threaded ``local-sync`` driver.
 VMVX_COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
                                        "--iree-hal-local-target-device-backends=vmvx")
-#: Why IREE cannot run an op that exchanges data between devices or reads its device's id, on either target: shown
-#: by the programs of docs/iree_differences.md ("Collectives and device ids"), run with IREE alone.
-NO_COLLECTIVES = (
-    "IREE's CPU drivers (local-task, local-sync) implement no collective channels, which every op that "
-    "exchanges data between replicas or partitions or reads its device's id needs: a StableHLO "
-    "all_reduce, all_gather, all_to_all, reduce_scatter, collective_permute, replica_id or partition_id "
-    "compiles, and running it fails in hal.channel.create with 'UNIMPLEMENTED; collectives not "
-    "implemented', on one device or several; collective_broadcast, send and recv do not compile "
-    "(failed to legalize)"
-)
-#: Why IREE cannot run an op that talks to the host (docs/iree_differences.md, U2).
-NO_HOST_IO = (
-    "IREE has no lowering of StableHLO's host transfers: stablehlo.infeed, stablehlo.outfeed, and stablehlo.send "
-    "and stablehlo.recv with is_host_transfer = true do not compile (failed to legalize operation)"
-)
 _SOURCE_LINE = re.compile(r"<stdin>\"?:(\d+):\d+")
 _FUNCTION_START = re.compile(r"\s*func\.func (?:public|private) @case(\d+)(?:__|\()")
 _CUSTOM_CALL = re.compile(r"stablehlo\.custom_call\s+@([\w.$-]+)|call_target_name\s*=\s*\"([^\"]+)\"")
@@ -116,13 +102,9 @@ class IreeBackend:
     # ---- what it can run
 
     def supports(self, computation: XlaComputation) -> str | None:
-        opcode = multi_device_op(computation)
-        if opcode is not None:
-            return f"{opcode}: {NO_COLLECTIVES}"
-        opcode = host_io_op(computation)
-        if opcode is not None:
-            return f"{opcode}: {NO_HOST_IO}"
-        reason = unsupported_reason(computation)
+        """Why this backend cannot run ``computation``: IREE's own limit where it has one
+        (:func:`xla_semantics_iree.limits.iree_limit`), else what the export cannot give, else ``None``."""
+        reason = iree_limit(computation) or unsupported_reason(computation)
         if reason is not None:
             return reason
         for dtype in _leaf_dtypes(computation):
@@ -158,7 +140,7 @@ class IreeBackend:
     def _entry(self, computation: XlaComputation) -> _Compiled:
         entry = self._compiled.get(computation)
         if entry is None:
-            text = stablehlo_text(computation)
+            text = stablehlo_text(with_exact_forms(computation))  # ApproxTopK as its exact form: no XLA custom call
             if needs_bridge(_leaf_dtypes(computation)):
                 text = bridge_module(text)
             entry = _Compiled(text)
@@ -239,8 +221,8 @@ class IreeBackend:
 
     def _execute_devices(self, computation: XlaComputation, arguments: Any, count: int) -> list[list[Any]]:
         """A program on several devices. One that exchanges nothing between them and never reads its device's id
-        (anything else is refused: :data:`NO_COLLECTIVES`) gives each device the results of the program on that
-        device's arguments alone, which IREE's device computes for one device after the other."""
+        (anything else is refused: :data:`xla_semantics_iree.limits.NO_COLLECTIVES`) gives each device the results of
+        the program on that device's arguments alone, which IREE's device computes for one device after the other."""
         self._refuse_unsupported(computation)
         check = functools.partial(check_arguments, computation)
         per_device = per_device_arguments(computation, arguments, count, check)
