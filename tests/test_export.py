@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 
 from backend import OpError, PrimitiveType, Shape, UnsupportedError, XlaBuilder, get_backend, ops
-from backend.export import argument_specs, export, exported, link_stablehlo_modules, main, stablehlo_module
+from backend.export import (
+    argument_specs,
+    export,
+    exported,
+    link_stablehlo_modules,
+    main,
+    stablehlo_module,
+    with_exact_forms,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -153,6 +161,41 @@ def test_multi_device_ops_are_refused_with_the_reason():
     ops.ReplicaId(c)
     with pytest.raises(UnsupportedError, match="ReplicaId exchanges data between replicas or partitions"):
         export(c.build())
+
+
+def _columns_top_2(name):
+    """ApproxTopK's example ``columns`` (specs/ops/approx_top_k.yaml) in f32 (whose
+    ApproxTopK jax lowers to its custom call): the two largest of each column of
+    [[5, 2], [8, 0], [6, 7]] are [[8, 7], [6, 2]]."""
+    gt = XlaBuilder("gt")
+    ops.Gt(ops.Parameter(gt, 0, Shape.array_shape(PrimitiveType.F32, ()), "a"),
+           ops.Parameter(gt, 1, Shape.array_shape(PrimitiveType.F32, ()), "b"))
+    c = XlaBuilder(name)
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (3, 2)), "x")
+    ops.GetTupleElement(ops.ApproxTopK(c, [x], [ops.Constant(c, np.float32(-np.inf))], 2, 0, gt.build()), 0)
+    return c.build()
+
+
+def test_exact_forms_replace_approx_top_k_in_every_computation():
+    """ApproxTopK (jax's export: custom_call @ApproxTopK, which only XLA expands) becomes ApproxTopKFallback, in the
+    entry computation and in the computations it calls; the rest is kept."""
+    direct = _columns_top_2("direct")
+    c = XlaBuilder("caller")
+    x = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (3, 2)), "x")
+    ops.Neg(ops.Call(c, direct, [x]))
+    called = c.build()
+    columns = np.array([[5, 2], [8, 0], [6, 7]], np.float32)
+    for comp, want in ((direct, [[8, 7], [6, 2]]), (called, [[-8, -7], [-6, -2]])):
+        exact = with_exact_forms(comp)
+        assert "custom_call @ApproxTopK" in comp.as_stablehlo_text()
+        assert "custom_call" not in exact.as_stablehlo_text()
+        opcodes = [i.opcode for sub in (*exact.subcomputations(), exact) for i in sub.instructions]
+        assert "ApproxTopK" not in opcodes and opcodes.count("ApproxTopKFallback") == 1
+        assert exact.program_shape().result_shape() == comp.program_shape().result_shape()
+        assert get_backend("jax").execute(exact, [columns])[0].tolist() == want
+    assert with_exact_forms(bias_relu()).as_hlo_text() == bias_relu().as_hlo_text()
+    plain = bias_relu()
+    assert with_exact_forms(plain) is plain  # nothing to replace: the computation itself
 
 
 def test_several_computations_as_one_module_of_named_functions():
