@@ -71,7 +71,7 @@ NO_DYNAMIC_RESHAPE = (
 NOT_EXPORTED_BOUNDED_DYNAMIC = (
     "not IREE's limit but this adapter's: {opcode}'s result {shape} has a bounded-dynamic dimension, which the "
     "export cannot give (it is jax's lowering, and jax arrays have static sizes); IREE itself compiles and runs "
-    "StableHLO's set_dimension_size and get_dimension_size on such values (docs/iree_differences.md, U5)"
+    "StableHLO's set_dimension_size and get_dimension_size (docs/iree_differences.md, U5)"
 )
 
 
