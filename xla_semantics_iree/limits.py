@@ -79,12 +79,10 @@ def iree_limit(computation: XlaComputation) -> str | None:
     """Why IREE cannot run ``computation`` (its first op that IREE or StableHLO cannot hold, sub-computations first),
     ``"OPCODE: reason"``; or, for a bounded-dynamic value IREE could run, why this adapter cannot give it; ``None``
     when neither applies (the export and IREE's compiler decide)."""
-    opcode = multi_device_op(computation)
-    if opcode is not None:
-        return f"{opcode}: {NO_COLLECTIVES}"
-    opcode = host_io_op(computation)
-    if opcode is not None:
-        return f"{opcode}: {NO_HOST_IO}"
+    for find, limit in ((multi_device_op, NO_COLLECTIVES), (host_io_op, NO_HOST_IO)):
+        opcode = find(computation)
+        if opcode is not None:
+            return f"{opcode}: {limit}"
     dynamic = None
     for comp, inst in _instructions(computation):
         reason = _op_limit(comp, inst)
