@@ -15,9 +15,14 @@ Element types IREE's runtime has no NumPy mapping for (``f8e4m3``, ``f8e3m4``, `
 ``u2``, ``u4``, ``f4e2m1fn``) cross the module boundary as 8-bit integers and are converted inside the module
 (:mod:`xla_semantics_iree.bridge`).
 
-Ops that exchange data between devices or read their device's id (the collectives, ReplicaId, PartitionId) are
-refused: IREE's CPU drivers implement no collective channels (``limits.NO_COLLECTIVES``; docs/iree_differences.md, U1). A
-program on several devices without them runs once per device.
+What IREE cannot run is refused with IREE's (or StableHLO's) own limit, each shown with IREE alone in
+docs/iree_differences.md ("Unsupported"; the reasons are in :mod:`xla_semantics_iree.limits`): ops that exchange data
+between devices or read their device's id (IREE's CPU drivers implement no collective channels, U1; a program on
+several devices without them runs once per device), host transfers (U2), ``s1``/``u1`` values (U3), Cholesky,
+TriangularSolve and the decompositions (U4), DynamicReshape to a bounded-dynamic shape (U5), complex Cbrt and complex
+bitcasts between widths (U6). The other bounded-dynamic values IREE could run, and the refusal says that the export
+(jax's lowering) is what cannot give them (U5). ApproxTopK is exported as its exact form, ApproxTopKFallback
+(``backend.export.with_exact_forms``): jax's ``custom_call @ApproxTopK`` only XLA expands.
 
 ``IreeVmvxBackend`` (``--backend iree-vmvx``, or ``xla_semantics_iree:IreeVmvxBackend``) is the same on IREE's
 portable reference VM: the ``vmvx`` target (a code generator of its own, no LLVM) and the ``local-sync`` driver.
