@@ -27,7 +27,7 @@ import argparse
 import contextlib
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -63,18 +63,37 @@ _BACKEND: Any = None
 
 def unsupported_reason(computation: XlaComputation) -> str | None:
     """Why ``computation`` cannot be exported, or ``None`` when it can."""
-    check_computation(computation)
-    for comp in (*computation.subcomputations(), computation):
-        for inst in comp.instructions:
-            if _multi_device(inst.opcode):
-                return (f"{inst.opcode} exchanges data between replicas or partitions; an export is a single "
-                        "device's program")
-            if inst.opcode in HOST_IO_OPCODES:
-                return f"{inst.opcode} runs as a host callback, which jax.export cannot serialize"
+    opcode = multi_device_op(computation)
+    if opcode is not None:
+        return f"{opcode} exchanges data between replicas or partitions; an export is a single device's program"
+    opcode = host_io_op(computation)
+    if opcode is not None:
+        return f"{opcode} runs as a host callback, which jax.export cannot serialize"
     try:
         return _lowering_backend().supports(computation)
     except UnsupportedError as e:  # a refusal raised rather than returned (a custom-call target not registered)
         return e.reason
+
+
+def multi_device_op(computation: XlaComputation) -> str | None:
+    """The opcode of the first op of ``computation`` (its sub-computations first) that exchanges data between
+    replicas or partitions or reads its device's id (see :func:`_multi_device`), or ``None``."""
+    return _first_op(computation, _multi_device)
+
+
+def host_io_op(computation: XlaComputation) -> str | None:
+    """The opcode of the first op of ``computation`` (its sub-computations first) that talks to the host (Infeed,
+    Outfeed, SendToHost, RecvFromHost: ``HOST_IO_OPCODES``), or ``None``."""
+    return _first_op(computation, HOST_IO_OPCODES.__contains__)
+
+
+def _first_op(computation: XlaComputation, holds: Callable[[str], bool]) -> str | None:
+    check_computation(computation)
+    for comp in (*computation.subcomputations(), computation):
+        for inst in comp.instructions:
+            if holds(inst.opcode):
+                return inst.opcode
+    return None
 
 
 def _multi_device(opcode: str) -> bool:

@@ -275,7 +275,8 @@ class IsolatedRunner:
         results: dict[int, Result] = {}
         source: Iterator[list[tuple[int, Case]]] = batches(enumerate(cases), self.batch_size, lambda pair: pair[1])
         alone: collections.deque[list[tuple[int, Case]]] = collections.deque()  # from batches that crashed
-        workers: list[Worker] = []
+        workers: list[Worker] = []  # the busy ones
+        taken: list[Worker] = []  # every worker given work: an interrupt may come while one is in neither list
 
         def record(result: Result, index: int) -> None:
             results[index] = result
@@ -294,6 +295,8 @@ class IsolatedRunner:
                     worker.kill()
                     worker = None
             worker = worker or Worker(self.backend_name, self.profile)
+            if worker not in taken:
+                taken.append(worker)
             worker.assign(task)
             workers.append(worker)
 
@@ -303,8 +306,9 @@ class IsolatedRunner:
             while workers:
                 self._step(workers, record, give_work, alone)
         except BaseException:
-            for w in workers:
-                w.kill()
+            for w in taken:
+                if w not in self._idle:
+                    w.kill()
             raise
         return [results[i] for i in sorted(results)]
 

@@ -258,7 +258,10 @@ def test_ctrl_c_on_a_real_run_with_workers(tmp_path, signal_name):
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend",
                              "tests.support.misbehaving_backends:HANGS", "--ops", "Abs,Neg", "--kinds", "golden",
                              "-j", "1", "--timeout", "100"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # as from a terminal: a shell's background job (nohup ... &) has SIGINT ignored, and Python
+                            # keeps an ignored SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = proc.stdout.readline()  # Abs is done; Neg's scalar case hangs
     assert "Abs" in first, first + proc.stderr.read()
     time.sleep(1)

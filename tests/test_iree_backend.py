@@ -167,14 +167,56 @@ def test_execute_batch_item_that_does_not_compile_fails_alone(tmp_path):
     assert fresh.compilations == 3
 
 
-def test_several_devices_are_refused(iree):
+def test_a_program_that_exchanges_nothing_runs_on_every_device(iree):
+    """Several devices, no collective and no device id: each device's results are the program's on its arguments."""
+    comp = negate(PrimitiveType.F32, (2,))
+    per_device = iree.execute(comp, [[np.float32([1, -2])], [np.float32([3, 0])]], replicas=1, partitions=2)
+    assert [out[0].tolist() for out in per_device] == [[-1, 2], [-3, -0.0]]
+    with pytest.raises(OpError, match="a run on 2 devices takes a list of 2 per-device argument lists"):
+        iree.execute(comp, [[np.float32([1, -2])]], replicas=2, partitions=1)
+
+
+def test_collectives_and_device_ids_are_refused_with_iree_s_own_limit(iree):
+    """IREE's CPU drivers have no collective channels (docs/iree_differences.md, "Collectives and device ids"): the
+    reason names that, not the export's single-device programs."""
     from backend import UnsupportedError
-    comp = negate(PrimitiveType.F32, (1,))
-    with pytest.raises(UnsupportedError, match="single-device"):
-        iree.execute(comp, [[np.ones(1, np.float32)]] * 2, replicas=1, partitions=2)
+    from xla_semantics_iree.executor import NO_COLLECTIVES
+
     c = XlaBuilder("ag")
     ops.AllGatherStart(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (2,)), "x"), 0, 2)
-    assert "exchanges data between replicas" in iree.supports(c.build())
+    assert iree.supports(c.build()) == f"AllGatherStart: {NO_COLLECTIVES}"
+    with pytest.raises(UnsupportedError, match="hal.channel.create with 'UNIMPLEMENTED; collectives not implemented'"):
+        iree.execute(c.build(), [[np.ones(2, np.float32)]] * 2, replicas=1, partitions=2)
+    one = XlaBuilder("rid")
+    ops.ReplicaId(one)
+    with pytest.raises(UnsupportedError, match="on one device or several"):
+        iree.execute(one.build(), [])  # even on one device: replica_id needs a channel
+    doc = (ROOT / "docs" / "iree_differences.md").read_text()
+    assert "// iree-run fails: UNIMPLEMENTED; collectives not implemented" in doc
+
+
+def test_host_transfers_are_refused_with_iree_s_own_limit(iree):
+    """IREE has no lowering of infeed, outfeed and host send/recv (docs/iree_differences.md, U2)."""
+    from xla_semantics_iree.executor import NO_HOST_IO
+
+    c = XlaBuilder("infeed")
+    ops.Infeed(c, Shape.array_shape(PrimitiveType.F32, (2,)))
+    assert iree.supports(c.build()) == f"Infeed: {NO_HOST_IO}"
+    assert "failed to legalize operation 'stablehlo.infeed'" in (ROOT / "docs" / "iree_differences.md").read_text()
+
+
+def test_the_sharded_program_is_unsupported_for_iree_s_reason(iree):
+    """The corpus program ``sharded`` (shard_map over 8 devices: psum, all_gather, ppermute) is refused with IREE's
+    limit, which docs/iree_differences.md shows with IREE alone."""
+    from conformance import check_program
+
+    path = ROOT / "conformance" / "programs" / "sharded.mlir"
+    computation = check_program.load_program(path)
+    inputs = check_program.load_inputs(path.with_suffix(".npz"), computation)
+    devices = check_program.program_devices(path)
+    checked = check_program.check_program(computation, iree, inputs, "sharded", devices=devices)
+    assert checked.status == check_program.UNSUPPORTED
+    assert "IREE's CPU drivers (local-task, local-sync) implement no collective channels" in checked.message
 
 
 def test_vmvx_backend_runs_on_the_reference_vm(tmp_path):

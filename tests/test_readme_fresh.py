@@ -2,7 +2,7 @@
 most of it the quick start's two commands, which run the whole conformance suite and the whole test suite; run
 with ``python -m pytest -m slow -s tests/test_readme_fresh.py``, which prints each command's time).
 
-A copy of the checkout (its tracked and unignored files) in a temporary folder, an empty HOME and a bare PATH
+A copy of the checkout (its tracked and unignored files, committed in a new repository) in a temporary folder, an empty HOME and a bare PATH
 holding only ``python3``: the quick start's commands run line by line as the README writes them (the virtual
 environment made there, its packages from the configured registries: ``pip config list``), then the Cloud TPU
 recipe (the export block in that environment; the loading block in a second virtual environment holding only
@@ -60,6 +60,10 @@ class Newcomer:
             if source.is_file():
                 (self.checkout / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, self.checkout / name)
+        # a clone, as a newcomer's is (the reports name the suite's commit): the copy committed in a repository
+        for git in (["init", "-q"], ["add", "-A"], ["-c", "user.name=newcomer", "-c", "user.email=newcomer@localhost",
+                                                    "commit", "-q", "-m", "the checkout"]):
+            subprocess.run(["git", *git], cwd=self.checkout, check=True, capture_output=True)
         self.env = {k: v for k, v in os.environ.items() if _KEPT.match(k)}
         self.env |= {"HOME": str(self.home), "PATH": f"{bin_dir}:/usr/bin:/bin", "LANG": "C.UTF-8"}
         self.log: list[tuple[str, float, int | str]] = []

@@ -5,6 +5,7 @@ below restricts itself to the golden cases of Add and Neg, so that each test tak
 """
 
 import json
+import multiprocessing
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -334,3 +335,21 @@ def test_the_isolated_runner_refuses_a_timeout_that_is_not_positive():
     for bad in (0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
             IsolatedRunner("reference", timeout=bad)
+
+
+def test_an_interrupt_while_a_worker_is_handed_its_next_batch_ends_that_worker():
+    """Cases are taken lazily, between a worker's last result and its next batch: an interrupt there (Ctrl-C while
+    the next case is made) must end that worker too, not leave it running until the interpreter exits."""
+    from conformance.isolation import IsolatedRunner
+
+    def cases():
+        yield from [c for c in cases_for(specs.get("Add")) if c.kind == "golden"][:2]  # batches look one case ahead
+        raise KeyboardInterrupt
+
+    runner = IsolatedRunner("reference", jobs=1, batch_size=1)
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(cases(), done.append)
+    assert [r.status for r in done] == [PASSED]
+    assert runner._idle == []
+    assert not [p for p in multiprocessing.active_children() if p.name == "conformance-worker"]

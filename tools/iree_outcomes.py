@@ -31,14 +31,13 @@ def unary(op: str, src: str, dst: str, n: int, via_i8: bool = False) -> str:
             f"  %0 = stablehlo.{op} %x : (tensor<{n}x{src}>) -> tensor<{n}x{dst}>\n{tail} }}")
 
 
-def digamma_at_zero() -> list[float]:
-    """IREE's Digamma(+0), Digamma(-0) in f32, from the program jax lowers lax.digamma to (chlo.digamma)."""
+def digamma_near_zero(x: np.ndarray) -> list[float]:
+    """IREE's Digamma of f32 ``x``, from the program jax lowers lax.digamma to (chlo.digamma)."""
     import re
 
     import jax
     from jax import lax
 
-    x = np.float32([0.0, -0.0])
     text = re.sub(r"module @\S+", "module @module", jax.jit(lax.digamma).lower(x).as_text())
     return run(text.replace("func.func public @main", "func.func @main"), x).tolist()
 
@@ -57,7 +56,14 @@ def main() -> None:
         print(f"[{cpu}] abs c128 {z.tolist()}:", run(unary("abs", "complex<f64>", "f64", 2), z, cpu=cpu).tolist())
         z = np.complex64([3e37 + 3e37j, 1e-30 + 1e-30j])
         print(f"[{cpu}] abs c64 {z.tolist()}:", run(unary("abs", "complex<f32>", "f32", 2), z, cpu=cpu).tolist())
-    print("[host] digamma f32 [0.0, -0.0] (jax's chlo.digamma):", digamma_at_zero())
+    x = np.float32([0.0, -0.0, 1e-40, -1e-40])
+    print(f"[host] digamma f32 {x.tolist()} (jax's chlo.digamma):", digamma_near_zero(x))
+    product = (
+        "func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %0 = stablehlo.multiply %x, %y : tensor<2xf32>\n  return %0 : tensor<2xf32> }"
+    )
+    x = np.float32([1e-40, -1e-40])
+    print(f"[host] {x.tolist()} * 1.0 (subnormals read as zero):", run(product, x, np.float32([1, 1])).tolist())
 
 
 if __name__ == "__main__":

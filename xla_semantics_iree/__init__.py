@@ -15,6 +15,10 @@ Element types IREE's runtime has no NumPy mapping for (``f8e4m3``, ``f8e3m4``, `
 ``u2``, ``u4``, ``f4e2m1fn``) cross the module boundary as 8-bit integers and are converted inside the module
 (:mod:`xla_semantics_iree.bridge`).
 
+Ops that exchange data between devices or read their device's id (the collectives, ReplicaId, PartitionId) are
+refused: IREE's CPU drivers implement no collective channels (``NO_COLLECTIVES``; docs/iree_differences.md, U1). A
+program on several devices without them runs once per device.
+
 ``IreeVmvxBackend`` (``--backend iree-vmvx``, or ``xla_semantics_iree:IreeVmvxBackend``) is the same on IREE's
 portable reference VM: the ``vmvx`` target (a code generator of its own, no LLVM) and the ``local-sync`` driver.
 """

@@ -17,8 +17,14 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason
-from backend.runtime.protocol import check_arguments, check_computation, check_partitions, check_replicas
+from backend.export import host_io_op, link_stablehlo_modules, multi_device_op, stablehlo_text, unsupported_reason
+from backend.runtime.protocol import (
+    check_arguments,
+    check_computation,
+    check_partitions,
+    check_replicas,
+    per_device_arguments,
+)
 from xla_semantics_iree.bridge import bridge_module, from_module, needs_bridge, to_module
 
 #: The compiler flags of the ``llvm-cpu`` target; part of the disk cache key (with the host CPU's identity). 64-bit
@@ -31,6 +37,21 @@ DRIVER = "local-task"
 #: the single-threaded ``local-sync`` driver.
 VMVX_COMPILE_FLAGS: tuple[str, ...] = ("--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
                                        "--iree-hal-local-target-device-backends=vmvx")
+#: Why IREE cannot run an op that exchanges data between devices or reads its device's id, on either target: shown
+#: by the programs of docs/iree_differences.md ("Collectives and device ids"), run with IREE alone.
+NO_COLLECTIVES = (
+    "IREE's CPU drivers (local-task, local-sync) implement no collective channels, which every op that "
+    "exchanges data between replicas or partitions or reads its device's id needs: a StableHLO "
+    "all_reduce, all_gather, all_to_all, reduce_scatter, collective_permute, replica_id or partition_id "
+    "compiles, and running it fails in hal.channel.create with 'UNIMPLEMENTED; collectives not "
+    "implemented', on one device or several; collective_broadcast, send and recv do not compile "
+    "(failed to legalize)"
+)
+#: Why IREE cannot run an op that talks to the host (docs/iree_differences.md, U2).
+NO_HOST_IO = (
+    "IREE has no lowering of StableHLO's host transfers: stablehlo.infeed, stablehlo.outfeed, and stablehlo.send "
+    "and stablehlo.recv with is_host_transfer = true do not compile (failed to legalize operation)"
+)
 _SOURCE_LINE = re.compile(r"<stdin>\"?:(\d+):\d+")
 _FUNCTION_START = re.compile(r"\s*func\.func (?:public|private) @case(\d+)(?:__|\()")
 _CUSTOM_CALL = re.compile(r"stablehlo\.custom_call\s+@([\w.$-]+)|call_target_name\s*=\s*\"([^\"]+)\"")
@@ -95,7 +116,13 @@ class IreeBackend:
     # ---- what it can run
 
     def supports(self, computation: XlaComputation) -> str | None:
-        reason = unsupported_reason(check_computation(computation))
+        opcode = multi_device_op(computation)
+        if opcode is not None:
+            return f"{opcode}: {NO_COLLECTIVES}"
+        opcode = host_io_op(computation)
+        if opcode is not None:
+            return f"{opcode}: {NO_HOST_IO}"
+        reason = unsupported_reason(computation)
         if reason is not None:
             return reason
         for dtype in _leaf_dtypes(computation):
@@ -189,22 +216,37 @@ class IreeBackend:
 
     # ---- run
 
-    def _checked(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
-                 partitions: int = 1) -> list[Any]:
+    def _checked(self, computation: XlaComputation, arguments: Sequence[Any]) -> list[Any]:
         """The arguments as NumPy values, after refusing what this backend cannot run."""
-        check_computation(computation)
-        if check_replicas(computation, replicas) * check_partitions(computation, partitions) != 1:
-            raise UnsupportedError(self.name, computation.root_instruction.opcode,
-                                   "the IREE backend runs single-device programs (replicas = partitions = 1)")
         args = check_arguments(computation, arguments)
+        self._refuse_unsupported(computation)
+        return args
+
+    def _refuse_unsupported(self, computation: XlaComputation) -> None:
         reason = self.supports(computation)
         if reason is not None:
             raise UnsupportedError(self.name, computation.root_instruction.opcode, reason)
-        return args
 
     def execute(self, computation: XlaComputation, arguments: Sequence[Any], replicas: int = 1,
                 partitions: int = 1) -> list[Any]:
-        args = self._checked(computation, arguments, replicas, partitions)
+        """The results; on ``replicas * partitions > 1`` devices, a list of each device's results (device
+        ``d = replica * partitions + partition`` takes ``arguments[d]``)."""
+        check_computation(computation)
+        count = check_replicas(computation, replicas) * check_partitions(computation, partitions)
+        if count > 1:
+            return self._execute_devices(computation, arguments, count)
+        return self._execute(computation, self._checked(computation, arguments))
+
+    def _execute_devices(self, computation: XlaComputation, arguments: Any, count: int) -> list[list[Any]]:
+        """A program on several devices. One that exchanges nothing between them and never reads its device's id
+        (anything else is refused: :data:`NO_COLLECTIVES`) gives each device the results of the program on that
+        device's arguments alone, which IREE's device computes for one device after the other."""
+        self._refuse_unsupported(computation)
+        check = functools.partial(check_arguments, computation)
+        per_device = per_device_arguments(computation, arguments, count, check)
+        return [self._execute(computation, list(args)) for args in per_device]
+
+    def _execute(self, computation: XlaComputation, args: list[Any]) -> list[Any]:
         try:
             function = self._function(computation)
         except (OpError, UnsupportedError, ExecutionError):

@@ -19,7 +19,14 @@ import scipy.special as sc
 from scipy import integrate
 
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, nan_in_a_part, negative_zero, no_nan_encoding, subnormal_outcomes
+from backend.reference.allowed import (
+    Allowed,
+    flush_subnormals,
+    nan_in_a_part,
+    negative_zero,
+    no_nan_encoding,
+    subnormal_outcomes,
+)
 from backend.reference.elementwise import in_wide_precision
 
 Array = np.ndarray
@@ -229,9 +236,12 @@ def _lgamma_outcomes(result: Array, x: Array) -> Outcomes:
 
 
 def _digamma_outcomes(result: Array, x: Array) -> Outcomes:
+    """At a zero, and at a subnormal operand read as the zero of its sign (subnormal_flush): the pole's outcomes."""
+    reads_as_zero = _wide(flush_subnormals(x)) == 0  # subnormal in the operand's own type
     x = _wide(x)
     limit = (-np.copysign(np.inf, x)).astype(result.dtype)
-    return {"pole_at_zero": Allowed(x == 0, {"one_sided_limit": limit, "minus_infinity": _filled(result, -np.inf)})}
+    outcomes = {"one_sided_limit": limit, "minus_infinity": _filled(result, -np.inf)}
+    return {"pole_at_zero": Allowed(reads_as_zero, outcomes)}
 
 
 def _igamma_outcomes(result: Array, a: Array, x: Array) -> Outcomes:

@@ -200,6 +200,27 @@ def test_digamma_at_a_zero_takes_nan_a_one_sided_limit_or_minus_infinity_only() 
         assert run_case(case, FunctionBackend("wrong", lambda x, v=wrong: np.float32(v))).status == FAILED
 
 
+def test_digamma_of_a_subnormal_may_take_the_outcomes_of_the_zero_it_reads_as() -> None:
+    """A backend that reads subnormals as zero (subnormal_flush) gives Digamma(-1e-40) the value of Digamma(-0): NaN
+    (XLA on CPU), +inf, or -inf (IREE 3.13: it reads subnormals as zero and its chlo.digamma is -inf at a zero). The
+    IEEE value is +inf (psi(x) ~ -1/x, 1e40 overflows f32). A tiny negative *normal* operand has no such excuse:
+    -inf there (the wrong side of the pole) fails, under the xla profile too."""
+    x = np.float32([-1e-40, 1e-40, -1e-30])
+    case = golden_case("Digamma", {"operand": x}, np.float32([np.inf, -np.inf, 1e30]))
+    table = allowed_table("Digamma", case.inputs, {})
+    assert table["pole_at_zero"].mask.tolist() == [True, True, False]
+    for name, value, chosen in (("xla", np.nan, "flush"), ("iree", -np.inf, "minus_infinity")):
+        got = np.float32([value, value, 1e30])
+        result = run_case(case, FunctionBackend(name, lambda _, v=got: v))
+        assert result.status == IMPL_DEFINED and f"chose '{chosen}'" in result.message, result.message
+    iree = FunctionBackend("iree", lambda _: np.float32([-np.inf, -np.inf, 1e30]))
+    assert run_case(case, iree, profile="xla").status == FAILED  # XLA's flush gives NaN there
+    wrong_side = FunctionBackend("wrong_side", lambda _: np.float32([-np.inf, -np.inf, -np.inf]))
+    result = run_case(case, wrong_side)
+    assert result.status == FAILED, result.message
+    assert "got np.float32(-inf), expected np.float32(1e+30)" in result.message, result.message
+
+
 # -- the 8- and 4-bit types: the exact value rounded once to the type ---------------------------------------------
 # points inside each domain that every narrow type below holds exactly (ml_dtypes checks that each is representable)
 NARROW_POINTS: dict[str, list[list[float]]] = {
