@@ -27,7 +27,7 @@ from backend.reference.allowed import (
     non_finite_parts,
     subnormal_outcomes,
 )
-from backend.reference.elementwise import complex_of, in_wide_precision
+from backend.reference.elementwise import complex_of, in_wide_precision, lexicographic_extremum
 
 Masks = dict[str, np.ndarray]
 Outcomes = dict[str, Allowed]
@@ -265,20 +265,11 @@ def _min_f(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _float_extremum(a, b, a < b, np.signbit(a) | np.signbit(b))
 
 
-def _lexicographic(lhs: np.ndarray, rhs: np.ndarray, greater: bool) -> np.ndarray:
-    """XLA's complex Max (``greater``) / Min: lhs where it compares greater / less than rhs by (real, imaginary),
-    else rhs (a comparison with a NaN part is false, so rhs)."""
-    a, b = (lhs.real, lhs.imag), (rhs.real, rhs.imag)
-    if not greater:
-        a, b = b, a
-    return np.where((a[0] > b[0]) | ((a[0] == b[0]) & (a[1] > b[1])), lhs, rhs)
-
-
 def _extremum(ctx: EvaluatorContext, lhs: np.ndarray, rhs: np.ndarray, float_fn: Callable[..., np.ndarray],
               int_fn: Callable[..., np.ndarray]) -> np.ndarray:
     if np.iscomplexobj(lhs):
         with np.errstate(invalid="ignore"):
-            return _lexicographic(lhs, rhs, float_fn is _max_f).astype(ctx.shape.numpy_dtype())
+            return lexicographic_extremum(lhs, rhs, float_fn is _max_f).astype(ctx.shape.numpy_dtype())
     if _is_inexact(lhs):
         return in_wide_precision(float_fn, ctx, lhs, rhs)
     if _is_int(lhs):

@@ -17,7 +17,7 @@ from backend.hlo.attribute_types import ComparisonDirection, ComparisonType
 from backend.hlo.etypes import PrimitiveType
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
 from backend.reference.allowed import Allowed, any_zero, flush_subnormals
-from backend.reference.elementwise import subnormal_mask, widen
+from backend.reference.elementwise import lexicographic_extremum, subnormal_mask, widen
 from backend.rules.comparison import NAMED_COMPARISONS, effective_comparison_type
 
 D = ComparisonDirection
@@ -120,7 +120,9 @@ def _float_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def clamp(ctx: EvaluatorContext, min_: np.ndarray, operand: np.ndarray, max_: np.ndarray) -> np.ndarray:
     lo, x, hi = widen(min_), widen(operand), widen(max_)
     with np.errstate(invalid="ignore"):
-        if etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
+        if etypes.is_complex(etypes.dtype_to_etype(operand.dtype)):  # min(max(lo, x), hi) in Max and Min's order
+            out = lexicographic_extremum(lexicographic_extremum(lo, x, greater=True), hi, greater=False)
+        elif etypes.is_float(etypes.dtype_to_etype(operand.dtype)):
             out = _float_min(_float_max(lo, x), hi)
         else:
             out = np.minimum(np.maximum(lo, x), hi)

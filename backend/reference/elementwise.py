@@ -25,6 +25,15 @@ def complex_of(real: np.ndarray, imag: np.ndarray, dtype: Any = None) -> np.ndar
     return out
 
 
+def lexicographic_extremum(lhs: np.ndarray, rhs: np.ndarray, greater: bool) -> np.ndarray:
+    """Complex Max (``greater``) / Min, as XLA's Max and Min order complex values: lhs where it compares greater /
+    less than rhs by (real, imaginary), else rhs (a comparison with a NaN part is false, so rhs). Clamp composes them."""
+    a, b = (lhs.real, lhs.imag), (rhs.real, rhs.imag)
+    if not greater:
+        a, b = b, a
+    return np.where((a[0] > b[0]) | ((a[0] == b[0]) & (a[1] > b[1])), lhs, rhs)
+
+
 def widen(x: np.ndarray) -> np.ndarray:
     """A value-preserving wide copy: f64, c128, int64, uint64 (PRED stays bool)."""
     et = etypes.dtype_to_etype(x.dtype)

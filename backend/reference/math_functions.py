@@ -77,7 +77,7 @@ _BRANCH_CUTS: dict[str, tuple[Callable[[Array], Array], Callable[[Array], Array]
 
 
 #: ops with real operands outside their domain that XLA accepts in f4e2m1fn, a type with no NaN
-_NO_NAN_ENCODING = ("Acosh", "Atanh")
+_NO_NAN_ENCODING = ("Acos", "Asin", "Acosh", "Atanh")
 
 
 def _near_subnormal(operand: Array, result: Array) -> Array:

@@ -19,7 +19,14 @@ import scipy.special as sc
 from scipy import integrate
 
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, flush_subnormals, nan_in_a_part, negative_zero, subnormal_outcomes
+from backend.reference.allowed import (
+    Allowed,
+    flush_subnormals,
+    nan_in_a_part,
+    negative_zero,
+    no_nan_encoding,
+    subnormal_outcomes,
+)
 from backend.reference.elementwise import in_wide_precision
 
 Array = np.ndarray
@@ -289,12 +296,18 @@ _OUTCOMES: dict[str, Callable[..., Outcomes]] = {
 }
 
 
+#: ops whose f4e2m1fn operands reach a NaN result (outside the domain), which f4e2m1fn cannot hold
+_NO_NAN_ENCODING = ("Digamma", "ErfInv", "Igamma", "Igammac", "IgammaGradA", "RandomGammaGrad", "Zeta")
+
+
 def _outcomes(name: str, fn: Callable[..., Array]) -> Callable[..., Outcomes]:
-    """Subnormal operands or exact results (XLA on CPU flushes them), and the op's own ids."""
+    """Subnormal operands or exact results (XLA on CPU flushes them), NaN results in f4e2m1fn, and the op's own ids."""
     ev = _wide_evaluator(fn)
 
     def outcomes(ctx: EvaluatorContext, *operands: Array) -> Outcomes:
         out = {"subnormal_flush": subnormal_outcomes(ev, ctx, *operands)}
+        if name in _NO_NAN_ENCODING:
+            out["no_nan_encoding"] = no_nan_encoding(fn, *operands)
         if name in _OUTCOMES:
             with np.errstate(all="ignore"):
                 out.update(_OUTCOMES[name](ev(ctx, *operands), *operands))

@@ -255,3 +255,23 @@ def test_next_after_steps_to_the_neighbour_on_every_narrow_float(backend, name):
                 assert g == target
             else:
                 assert g == (grid[grid > v].min() if target > v else grid[grid < v].max()), (name, v, target, g)
+
+
+_F4_VALUES = [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6]
+
+
+@pytest.mark.parametrize("op", ["Acos", "Asin"])
+def test_f4e2m1fn_acos_and_asin_on_every_value(op: str) -> None:
+    """Every f4e2m1fn value: inside [-1, 1] mpmath's value (50 digits) rounded to f4e2m1fn (asin(1) = 1.5708 to 1.5,
+    acos(-1) = pi to 3, acos(0.5) = 1.0472 to 1); outside, the NaN f4e2m1fn cannot hold: +0 (no_nan_encoding)."""
+    import ml_dtypes
+
+    values = np.array(_F4_VALUES, ml_dtypes.float4_e2m1fn)
+    c = XlaBuilder(op)
+    getattr(ops, op)(ops.Constant(c, values))
+    got = _execute("reference", c)
+    fn = REAL_CASES[op][0]
+    # asin keeps the sign of a zero (mpmath has no -0); outside [-1, 1] the zero of no_nan_encoding
+    exact = [v if op == "Asin" and v == 0 else _mp(fn, v) if abs(v) <= 1 else 0.0 for v in _F4_VALUES]
+    assert got.dtype == ml_dtypes.float4_e2m1fn
+    assert got.tobytes() == np.array(exact).astype(ml_dtypes.float4_e2m1fn).tobytes(), got.astype(np.float64).tolist()
