@@ -40,8 +40,8 @@ NO_LINEAR_ALGEBRA_OP = (
     "provide either ('failed to legalize operation 'stablehlo.custom_call'')"
 )
 NO_DECOMPOSITION_OP = (
-    "StableHLO has no op for it (XLA expands QR, LU, Eigh, SVD and products of Householder reflectors in its own "
-    "passes or calls LAPACK or cuSOLVER; jax's CPU export is a LAPACK custom_call), and IREE provides no custom-call "
+    "StableHLO has no op for it (XLA builds QR, LU, Eigh, SVD and products of Householder reflectors from other HLO "
+    "ops or calls LAPACK or cuSOLVER; jax's CPU export is a LAPACK custom_call), and IREE provides no custom-call "
     "target of a runtime library ('failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
     "illegal')"
 )
