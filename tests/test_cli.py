@@ -255,13 +255,14 @@ def test_ctrl_c_on_a_real_run_with_workers(tmp_path, signal_name):
     import signal
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend",
+    # SIGINT handled as from a terminal: under a shell's background job (nohup ... &) it is ignored, and Python keeps an
+    # ignored SIGINT ignored (the handler is set in the child: a preexec_fn would fork this multithreaded process)
+    start = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "sys.argv[0] = 'conformance'; runpy.run_module('conformance', run_name='__main__', alter_sys=True)")
+    proc = subprocess.Popen([sys.executable, "-c", start, "run", "--backend",
                              "tests.support.misbehaving_backends:HANGS", "--ops", "Abs,Neg", "--kinds", "golden",
                              "-j", "1", "--timeout", "100"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # as from a terminal: a shell's background job (nohup ... &) has SIGINT ignored, and Python
-                            # keeps an ignored SIGINT ignored
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = proc.stdout.readline()  # Abs is done; Neg's scalar case hangs
     assert "Abs" in first, first + proc.stderr.read()
     time.sleep(1)
