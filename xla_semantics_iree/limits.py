@@ -1,5 +1,5 @@
 """What IREE 3.13 cannot run, and why, in IREE's (or StableHLO's) own terms: each reason is shown by a minimal
-StableHLO program run with IREE alone in docs/iree_differences.md ("Unsupported", U1 to U7), which
+StableHLO program run with IREE alone in docs/iree_differences.md ("Unsupported", U1 to U6), which
 tests/test_iree_differences_doc.py runs. One reason is not IREE's: :data:`NOT_EXPORTED_BOUNDED_DYNAMIC`, what this
 adapter's export cannot give (U5)."""
 
