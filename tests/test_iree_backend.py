@@ -278,6 +278,33 @@ def test_execute_batch_item_that_does_not_compile_fails_alone(tmp_path):
     assert fresh.compilations == 3
 
 
+def rev_u8():
+    c = XlaBuilder("rev_u8")
+    ops.Rev(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.U8, (2,)), "x"), (0,))
+    return c.build()
+
+
+def test_a_diagnosed_compile_failure_is_cached_in_memory_and_on_disk(tmp_path):
+    """iree-compile is deterministic: the same module rejected once (the runner builds a failing case again to run it
+    alone) is not compiled again, in this process or another one with the same cache."""
+    fresh = IreeBackend(cache_dir=tmp_path)
+    with pytest.raises(ExecutionError, match="linalg.generic"):
+        fresh.execute(rev_u8(), [np.array([1, 2], np.uint8)])
+    with pytest.raises(ExecutionError, match="linalg.generic"):
+        fresh.execute(rev_u8(), [np.array([1, 2], np.uint8)])  # a new computation of the same StableHLO
+    assert fresh.compilations == 1
+    assert len(list(tmp_path.glob("*.rejected"))) == 1 and not list(tmp_path.glob("*.vmfb"))
+    other = IreeBackend(cache_dir=tmp_path)
+    with pytest.raises(ExecutionError, match="failed to legalize operation 'linalg.generic'"):
+        other.execute(rev_u8(), [np.array([1, 2], np.uint8)])
+    assert other.compilations == 0
+    (next(tmp_path.glob("*.rejected"))).write_text("not a record")  # unreadable: compiled again
+    third = IreeBackend(cache_dir=tmp_path)
+    with pytest.raises(ExecutionError, match="linalg.generic"):
+        third.execute(rev_u8(), [np.array([1, 2], np.uint8)])
+    assert third.compilations == 1
+
+
 def test_a_program_that_exchanges_nothing_runs_on_every_device(iree):
     """Several devices, no collective and no device id: each device's results are the program's on its arguments."""
     comp = negate(PrimitiveType.F32, (2,))

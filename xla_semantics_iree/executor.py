@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import platform
 import re
@@ -88,6 +89,7 @@ class IreeBackend:
         self._compiled: weakref.WeakKeyDictionary[XlaComputation, _Compiled] = weakref.WeakKeyDictionary()
         self._dtype_ok: dict[np.dtype[Any], bool] = {}
         self.compilations = 0  # iree-compile runs by this instance (the caches' misses)
+        self._rejected: dict[str, IreeCompileError] = {}  # cache key -> iree-compile's diagnosed rejection
         # A crashing iree-compile (a subprocess, which inherits the environment) runs LLVM's crash handler, which
         # can deadlock while it symbolizes the stack (seen on Scan: every thread on a futex, for good); without
         # symbols it exits at once.
@@ -157,7 +159,14 @@ class IreeBackend:
         return [self.target_backend]
 
     def _vmfb(self, text: str) -> bytes:
-        path = self.cache_dir / f"{self.cache_key(text)}.vmfb" if self.cache_dir is not None else None
+        """The compiled module of ``text``: from the disk cache, else from ``iree-compile``. iree-compile is
+        deterministic, so its diagnosed rejection of a module is cached like its success (in memory and on disk):
+        a case that fails to compile in a batch and is then run alone costs one compilation of it alone, not two."""
+        key = self.cache_key(text)
+        known = self._rejected.get(key) or self._cached_rejection(key)
+        if known is not None:
+            raise IreeCompileError(str(known), known.lines)
+        path = self.cache_dir / f"{key}.vmfb" if self.cache_dir is not None else None
         if path is not None and path.is_file():
             return path.read_bytes()
         import iree.compiler as compiler
@@ -167,14 +176,35 @@ class IreeBackend:
                                               extra_args=list(self.compile_flags)))
         except compiler.CompilerToolError as e:
             errors = [line for line in str(e).splitlines() if "error:" in line]  # not the warnings' lines
-            raise IreeCompileError(_first_error(str(e)), [int(n) for line in errors
-                                                          for n in _SOURCE_LINE.findall(line)]) from None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as f:
-                f.write(vmfb)
-            os.replace(f.name, path)  # atomic: parallel workers never read half a file
+            error = IreeCompileError(_first_error(str(e)), [int(n) for line in errors
+                                                            for n in _SOURCE_LINE.findall(line)])
+            if errors:  # a diagnosed rejection; a crash (which may be the machine's: memory) is not kept
+                self._rejected[key] = error
+                self._write(key, ".rejected", json.dumps({"message": str(error), "lines": error.lines}).encode())
+            raise error from None
+        self._write(key, ".vmfb", vmfb)
         return vmfb
+
+    def _write(self, key: str, suffix: str, content: bytes) -> None:
+        if self.cache_dir is None:
+            return
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.cache_dir, delete=False, suffix=".tmp") as f:
+            f.write(content)
+        os.replace(f.name, self.cache_dir / f"{key}{suffix}")  # atomic: parallel workers never read half a file
+
+    def _cached_rejection(self, key: str) -> IreeCompileError | None:
+        """iree-compile's diagnosed rejection of the module of ``key``, from the disk cache."""
+        path = self.cache_dir / f"{key}.rejected" if self.cache_dir is not None else None
+        if path is None or not path.is_file():
+            return None
+        try:
+            record = json.loads(path.read_bytes())
+            error = IreeCompileError(str(record["message"]), [int(n) for n in record["lines"]])
+        except (ValueError, KeyError, TypeError):  # not a record of ours: compile again
+            return None
+        self._rejected[key] = error
+        return error
 
     def _functions(self, text: str, names: Sequence[str]) -> list[Any]:
         """The named functions of the StableHLO module ``text``, compiled (or from the disk cache) and loaded."""
