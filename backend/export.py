@@ -15,6 +15,10 @@ loading process (jax otherwise holds its arguments as 32-bit). A tuple-shaped re
 tuple. Exports are single-device: ops that talk to other replicas or partitions, and Infeed/Outfeed
 (host callbacks, which cannot be serialized), raise :class:`~backend.errors.UnsupportedError`.
 
+``stablehlo_text`` also gives computations with bounded-dynamic results (which jax's arrays cannot hold):
+``static_stand_in`` (from ``backend.hlo.bounded_results``) and ``with_bounded_results`` are its two steps, for a
+consumer that rewrites the static module in between.
+
 ``stablehlo_module(computations, names)`` gives one StableHLO module holding several computations as
 public functions of those names (``link_stablehlo_modules`` does the same from their StableHLO text).
 
@@ -36,6 +40,7 @@ import numpy as np
 
 import specs
 from backend.errors import ExecutionError, OpError, SpecError, UnsupportedError
+from backend.hlo.bounded_results import StaticStandIn, static_stand_in
 from backend.hlo.graph import XlaComputation
 from backend.runtime.host_io import HOST_IO_OPCODES
 from backend.runtime.protocol import check_computation
@@ -196,9 +201,72 @@ def export(computation: XlaComputation, platforms: Sequence[str] = DEFAULT_PLATF
 
 
 def stablehlo_text(computation: XlaComputation, platform: str = "cpu") -> str:
-    """The computation's StableHLO module as MLIR text, lowered for one platform."""
+    """The computation's StableHLO module as MLIR text, lowered for one platform. Bounded-dynamic results
+    (``SetDimensionSize`` values the computation returns and reads nowhere else) are StableHLO's
+    ``set_dimension_size`` applied to the results of the static stand-in (:mod:`backend.hlo.bounded_results`),
+    which jax lowers; other bounded-dynamic values raise :class:`~backend.errors.UnsupportedError`."""
+    stand_in = static_stand_in(computation)
+    if stand_in is not None:
+        return with_bounded_results(stablehlo_text(stand_in.computation, platform), stand_in)
     return str(_lowered(computation, (platform,), lambda fn, names, specs: fn.trace(*specs).lower(
         lowering_platforms=names).as_text()))
+
+
+def stablehlo_unsupported_reason(computation: XlaComputation) -> str | None:
+    """Why :func:`stablehlo_text` cannot give ``computation`` (which, unlike jax's artifact of :func:`export`, may
+    have bounded-dynamic results), or ``None`` when it can."""
+    stand_in = static_stand_in(computation)
+    return unsupported_reason(stand_in.computation if stand_in is not None else computation)
+
+
+def with_bounded_results(text: str, stand_in: StaticStandIn) -> str:
+    """The stand-in's StableHLO module ``text`` with a ``main`` of the original computation's results: its ``main``
+    (made private as ``main_static``) called, and ``set_dimension_size`` applied to each dynamic result's operand
+    and size. ``text`` may be the stand-in's module as a consumer rewrote it (other element types at its boundary):
+    the result types are read from its ``main``."""
+    from jax._src.interpreters import mlir as jax_mlir  # jax's MLIR context, with the StableHLO dialects
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.mlir.dialects import func
+
+    with jax_mlir.make_ir_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        main = next(op for op in module.body.operations if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        signature = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        inputs, static_results = list(signature.inputs), list(signature.results)
+        ir.SymbolTable.set_symbol_name(main, "main_static")
+        main.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        results, k = [], 0  # (the stand-in's results read, the DynamicResult or None)
+        for result in stand_in.results:
+            results.append((static_results[k:k + (1 if result is None else 2)], result))
+            k += 1 if result is None else 2
+        types = [values[0] if result is None else _bounded(values[0], result.shape, result.dimension)
+                 for values, result in results]
+        with ir.InsertionPoint(module.body):
+            wrapper = func.FuncOp("main", (inputs, types))
+        block = wrapper.add_entry_block()
+        with ir.InsertionPoint(block):
+            call = iter(func.CallOp(static_results, ir.FlatSymbolRefAttr.get("main_static"), block.arguments).results)
+            returned = []
+            for (values, result), result_type in zip(results, types):
+                read = [next(call) for _ in values]
+                returned.append(read[0] if result is None else ir.Operation.create(
+                    "stablehlo.set_dimension_size", results=[result_type], operands=read,
+                    attributes={"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                                result.dimension)}).result)
+            func.ReturnOp(returned)
+        module.operation.verify()
+        return str(module)
+
+
+def _bounded(static_type: Any, shape: Any, dimension: int) -> Any:
+    """``static_type`` (the operand's tensor type) with ``dimension`` bounded-dynamic, as ``shape`` has it."""
+    from jax._src.lib.mlir import ir
+
+    ranked = ir.RankedTensorType(static_type)
+    dims = [ir.ShapedType.get_dynamic_size() if shape.is_dynamic_dimension(d) else n
+            for d, n in enumerate(ranked.shape)]
+    bounds = ", ".join(str(n) if shape.is_dynamic_dimension(d) else "?" for d, n in enumerate(ranked.shape))
+    return ir.RankedTensorType.get(dims, ranked.element_type, ir.Attribute.parse(f"#stablehlo.bounds<{bounds}>"))
 
 
 def stablehlo_bytecode(computation: XlaComputation, platform: str = "cpu") -> bytes:

@@ -21,8 +21,11 @@ from backend.export import (
     link_stablehlo_modules,
     main,
     stablehlo_module,
+    stablehlo_text,
+    stablehlo_unsupported_reason,
     with_exact_forms,
 )
+from backend.hlo.bounded_results import DynamicResult, static_stand_in
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -259,3 +262,46 @@ def test_the_tpu_recipe_runs_in_a_venv_with_only_what_the_readme_installs(tmp_pa
                           timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "[[0.  1.  0. ]\n [2.5 0.  2. ]]" in proc.stdout, proc.stdout
+
+
+def padded_rows(read_by_reduce=False):
+    """The document's set_dimension_size(v, n, 0) on f32[10, 3], returned with n and -v (a tuple of three)."""
+    c = XlaBuilder("padded")
+    v = ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.F32, (10, 3)), "v")
+    n = ops.Parameter(c, 1, Shape.array_shape(PrimitiveType.S32, ()), "n")
+    padded = ops.SetDimensionSize(v, n, 0)
+    if read_by_reduce:
+        add = XlaBuilder("add")
+        ops.Add(ops.Parameter(add, 0, Shape.scalar_shape(PrimitiveType.F32), "a"),
+                ops.Parameter(add, 1, Shape.scalar_shape(PrimitiveType.F32), "b"))
+        ops.Reduce(c, [padded], [ops.Constant(c, np.float32(0))], add.build(), (0, 1))
+    else:
+        ops.Tuple(c, [padded, n, ops.Neg(v)])
+    return c.build()
+
+
+def test_bounded_dynamic_results_are_set_dimension_size_on_the_static_stand_in():
+    """jax arrays have static sizes; a computation whose bounded-dynamic values are only results exports as its
+    static stand-in (the operand and the size in each such result's place) with StableHLO's set_dimension_size
+    applied to them."""
+    comp = padded_rows()
+    stand_in = static_stand_in(comp)
+    assert stand_in.results == (DynamicResult(0, comp.root_instruction.shape.tuple_shapes()[0]), None, None)
+    assert str(stand_in.computation.root_instruction.shape) == "(f32[10,3], s32[], s32[], f32[10,3])"
+    text = stablehlo_text(comp)
+    assert ("func.func @main(%arg0: tensor<10x3xf32>, %arg1: tensor<i32>) -> (tensor<?x3xf32, "
+            "#stablehlo.bounds<10, ?>>, tensor<i32>, tensor<10x3xf32>)") in text
+    assert re.search(r"stablehlo\.set_dimension_size %0#0, %0#1, dim = 0 : \(tensor<10x3xf32>, tensor<i32>\) -> "
+                     r"tensor<\?x3xf32, #stablehlo\.bounds<10, \?>>", text)
+    assert stablehlo_unsupported_reason(comp) is None
+    with pytest.raises(UnsupportedError, match="bounded-dynamic dimension"):
+        export(comp)  # jax's artifact holds jax's arrays: static
+    assert static_stand_in(bias_relu()) is None  # nothing dynamic
+
+
+def test_a_bounded_dynamic_value_the_program_reads_is_not_exported():
+    comp = padded_rows(read_by_reduce=True)
+    assert static_stand_in(comp) is None
+    assert "bounded-dynamic dimension" in stablehlo_unsupported_reason(comp)
+    with pytest.raises(UnsupportedError, match="SetDimensionSize"):
+        stablehlo_text(comp)

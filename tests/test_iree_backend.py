@@ -127,13 +127,28 @@ def test_one_bit_and_complex_bitcast_reasons_name_the_types(iree):
     assert iree.supports(real) is None  # real Cbrt runs
 
 
-def test_bounded_dynamic_values_are_refused_as_the_adapter_s_limit_not_iree_s(iree):
-    """IREE runs set_dimension_size (docs/iree_differences.md, U5): only this adapter's export cannot give it, and the
-    reason says so, naming the op and its bounded-dynamic result."""
-    comp = _one_op(PrimitiveType.F32, (10,), lambda c, x: ops.SetDimensionSize(x, _size(c), 0))
+@pytest.mark.parametrize("backend_class", [IreeBackend, IreeVmvxBackend])
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.float8_e4m3])
+def test_bounded_dynamic_results_run_at_their_runtime_size(backend_class, dtype, tmp_path):
+    """The document's set_dimension_size(v, five, 0) on v = {1, ..., 10}: f32[<=10] of runtime size 5, whose elements
+    are 1..5 (specs/ops/set_dimension_size.yaml, doc_padded_v_five), exported as set_dimension_size on the static
+    stand-in; f8e4m3 crosses the module boundary as bytes (xla_semantics_iree.bridge) before its size is set."""
+    backend = backend_class(cache_dir=tmp_path)
+    comp = _one_op(PrimitiveType.F32 if dtype is np.float32 else PrimitiveType.F8E4M3, (10,),
+                   lambda c, x: (n := _size(c), ops.Tuple(c, [ops.SetDimensionSize(x, n, 0), n])))
+    assert backend.supports(comp) is None
+    padded, size = backend.execute(comp, [np.arange(1, 11).astype(dtype), np.int32(5)])
+    assert padded.dtype == np.dtype(dtype) and padded.astype(np.float64).tolist() == [1, 2, 3, 4, 5]
+    assert size == 5
+
+
+def test_a_bounded_dynamic_value_read_by_the_program_is_refused_as_the_adapter_s_limit_not_iree_s(iree):
+    """IREE runs set_dimension_size and get_dimension_size (docs/iree_differences.md, U5); a program that reads a
+    bounded-dynamic value (not only returns it) is what this adapter's export cannot give, and the reason says so."""
+    comp = _one_op(PrimitiveType.F32, (10,), lambda c, x: ops.GetDimensionSize(ops.SetDimensionSize(x, _size(c), 0), 0))
     reason = iree.supports(comp)
     assert reason.startswith("not IREE's limit but this adapter's: SetDimensionSize's result f32[<=10] has a "
-                             "bounded-dynamic dimension")
+                             "bounded-dynamic dimension that the program reads")
     assert "IREE itself compiles and runs StableHLO's set_dimension_size" in reason
     # a DynamicReshape to a bounded-dynamic shape after it: IREE's own limit comes first
     c = XlaBuilder("sds_reshape")
@@ -426,5 +441,5 @@ def test_bridge_module_wraps_main_only_where_needed():
              "  return %x, %u : tensor<2xf8E4M3>, tensor<4xui2>\n}\n")
     bridged = bridge_module(typed)
     assert "func.func private @main_typed(%arg0: tensor<2xf8E4M3>, %arg1: tensor<4xi4>)" in bridged
-    assert "func.func @main(%arg0: tensor<2xui8>, %arg1: tensor<4xi8>) -> (tensor<2xui8>, tensor<4xui8>)" in bridged
+    assert "func.func @main(%arg0: tensor<2xi8>, %arg1: tensor<4xi8>) -> (tensor<2xi8>, tensor<4xui8>)" in bridged
     assert bridged.count("stablehlo.bitcast_convert") == 2 and bridged.count("stablehlo.convert") == 3

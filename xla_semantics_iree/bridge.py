@@ -6,8 +6,9 @@ handles: the 8-bit floats ``f8E4M3``, ``f8E3M4`` and ``f8E4M3B11FNUZ``, the sub-
 module's ``main`` (built with IREE's MLIR Python bindings, no text surgery) in a function of the same
 name whose parameters and results of those types are 8-bit integers, converted inside the module:
 
-- 8-bit floats travel as ``ui8`` bit patterns (``stablehlo.bitcast_convert``, bit-exact, NaN payloads
-  included);
+- 8-bit floats travel as ``i8`` bit patterns (``stablehlo.bitcast_convert``, bit-exact, NaN payloads
+  included; signless, not ``ui8``: IREE 3.13 does not lower some ops on unsigned types, ``set_dimension_size``
+  among them, and a carrier of ours must not bring in such a failure);
 - sub-byte integers travel as ``i8`` / ``ui8`` values (``stablehlo.convert``: every value of the narrow
   type is an 8-bit value, so both directions are exact);
 - ``f4E2M1FN`` travels as its 4-bit pattern, sign-extended to ``i8`` (``stablehlo.convert`` to ``i4``,
@@ -29,7 +30,7 @@ _BITS = "bits"  # bitcast to an integer of the same width
 _VALUE = "value"  # convert the value (every value of the narrow type is a value of the wide one)
 _NIBBLE = "nibble"  # the 4-bit pattern as an i4 value, carried as i8
 BRIDGED: dict[str, tuple[str, str]] = {
-    "f8E4M3": ("ui8", _BITS), "f8E3M4": ("ui8", _BITS), "f8E4M3B11FNUZ": ("ui8", _BITS),
+    "f8E4M3": ("i8", _BITS), "f8E3M4": ("i8", _BITS), "f8E4M3B11FNUZ": ("i8", _BITS),
     "i2": ("i8", _VALUE), "i4": ("i8", _VALUE), "ui2": ("ui8", _VALUE), "ui4": ("ui8", _VALUE),
     "f4E2M1FN": ("i8", _NIBBLE),
 }
@@ -52,7 +53,7 @@ def to_module(value: np.ndarray) -> np.ndarray:
     """A host value as the bridged module's parameter takes it (other values unchanged)."""
     dtype = value.dtype
     if dtype in _FLOAT8:
-        return value.view(np.uint8)
+        return value.view(np.int8)
     if dtype == _FLOAT4:
         nibble = value.view(np.uint8).astype(np.int16) & 0xF
         return np.where(nibble >= 8, nibble - 16, nibble).astype(np.int8)
@@ -130,7 +131,8 @@ def _carrier(tensor_type: Any) -> Any:
 def _with_element(tensor_type: Any, element: Any) -> Any:
     from iree.compiler import ir
 
-    return ir.RankedTensorType.get(ir.RankedTensorType(tensor_type).shape, element)
+    ranked = ir.RankedTensorType(tensor_type)
+    return ir.RankedTensorType.get(ranked.shape, element, ranked.encoding)  # bounds of a dynamic dimension kept
 
 
 def _op(name: str, value: Any, result_type: Any) -> Any:

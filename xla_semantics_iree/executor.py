@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from backend import ExecutionError, OpError, Shape, UnsupportedError, XlaComputation
-from backend.export import link_stablehlo_modules, stablehlo_text, unsupported_reason, with_exact_forms
+from backend.export import (
+    link_stablehlo_modules,
+    stablehlo_text,
+    stablehlo_unsupported_reason,
+    static_stand_in,
+    with_bounded_results,
+    with_exact_forms,
+)
 from backend.runtime.protocol import (
     check_arguments,
     check_computation,
@@ -106,7 +113,7 @@ class IreeBackend:
     def supports(self, computation: XlaComputation) -> str | None:
         """Why this backend cannot run ``computation``: IREE's own limit where it has one
         (:func:`xla_semantics_iree.limits.iree_limit`), else what the export cannot give, else ``None``."""
-        reason = iree_limit(computation) or unsupported_reason(computation)
+        reason = iree_limit(computation) or stablehlo_unsupported_reason(computation)
         if reason is not None:
             return reason
         for dtype in _leaf_dtypes(computation):
@@ -142,9 +149,14 @@ class IreeBackend:
     def _entry(self, computation: XlaComputation) -> _Compiled:
         entry = self._compiled.get(computation)
         if entry is None:
-            text = stablehlo_text(with_exact_forms(computation))  # ApproxTopK as its exact form: no XLA custom call
-            if needs_bridge(_leaf_dtypes(computation)):
+            # bounded-dynamic results: the static stand-in's module, bridged, then its results' sizes set (a bridge
+            # after them would convert dynamic tensors, which IREE does not lower)
+            stand_in = static_stand_in(computation)
+            text = stablehlo_text(with_exact_forms(stand_in.computation if stand_in is not None else computation))
+            if needs_bridge(_leaf_dtypes(computation)):  # ApproxTopK as its exact form above: no XLA custom call
                 text = bridge_module(text)
+            if stand_in is not None:
+                text = with_bounded_results(text, stand_in)
             entry = _Compiled(text)
             self._compiled[computation] = entry
         return entry

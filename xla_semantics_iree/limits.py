@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from backend import PrimitiveType, XlaComputation
-from backend.export import host_io_op, multi_device_op
+from backend.export import host_io_op, multi_device_op, static_stand_in
 
 #: Why IREE cannot run an op that exchanges data between devices or reads its device's id, on either target (U1).
 NO_COLLECTIVES = (
@@ -69,9 +69,10 @@ NO_DYNAMIC_RESHAPE = (
 )
 #: Not IREE's limit: what this adapter's export (jax's lowering) cannot give (U5).
 NOT_EXPORTED_BOUNDED_DYNAMIC = (
-    "not IREE's limit but this adapter's: {opcode}'s result {shape} has a bounded-dynamic dimension, which the "
-    "export cannot give (it is jax's lowering, and jax arrays have static sizes); IREE itself compiles and runs "
-    "StableHLO's set_dimension_size and get_dimension_size (docs/iree_differences.md, U5)"
+    "not IREE's limit but this adapter's: {opcode}'s result {shape} has a bounded-dynamic dimension that the program "
+    "reads, which the export cannot give (it is jax's lowering of a static stand-in, so bounded-dynamic values can "
+    "only be results: backend/hlo/bounded_results.py); IREE itself compiles and runs StableHLO's "
+    "set_dimension_size and get_dimension_size (docs/iree_differences.md, U5)"
 )
 
 
@@ -90,7 +91,7 @@ def iree_limit(computation: XlaComputation) -> str | None:
             return f"{inst.opcode}: {reason}"
         if dynamic is None and not all(s.is_static() for s in _leaf_shapes(inst.shape)):
             dynamic = NOT_EXPORTED_BOUNDED_DYNAMIC.format(opcode=inst.opcode, shape=inst.shape)
-    return dynamic
+    return dynamic if static_stand_in(computation) is None else None  # bounded-dynamic results are exported
 
 
 def _op_limit(comp: XlaComputation, inst: Any) -> str | None:
