@@ -96,30 +96,6 @@ def _pow_overflows(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
     return any(bool(np.any(np.isfinite(p) & (p > limit))) for p in parts)
 
 
-def _small_part(result: np.ndarray, terms: tuple[np.ndarray, np.ndarray]) -> bool:
-    """A part of the result 8 times smaller than the terms it comes from: rounding the terms apart or with a fused
-    multiply-add moves it by more than the type's bound for that part."""
-    small = [(t > 8 * np.abs(part)) & np.isfinite(t) & (t > 0) for t, part in zip(terms, (result.real, result.imag))]
-    return bool(np.any(small[0] | small[1]))
-
-
-def _mul_small_part(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
-    if not _complex(inputs["lhs"]):
-        return False
-    lhs, rhs = (np.asarray(inputs[k]).astype(np.complex128) for k in ("lhs", "rhs"))
-    a, b, c, d = lhs.real, lhs.imag, rhs.real, rhs.imag
-    with np.errstate(all="ignore"):
-        return _small_part(lhs * rhs, (np.abs(a * c) + np.abs(b * d), np.abs(a * d) + np.abs(b * c)))
-
-
-def _pow_small_part(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
-    if not _complex(inputs["lhs"]):
-        return False
-    with np.errstate(all="ignore"):
-        r = np.asarray(inputs["lhs"]).astype(np.complex128) ** np.asarray(inputs["rhs"]).astype(np.complex128)
-        return _small_part(r, (np.abs(r), np.abs(r)))
-
-
 def _beyond(limit: Callable[[np.ndarray], float], *names: str) -> Callable[[dict[str, Any], dict[str, Any]], bool]:
     def applies(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
         return any(bool(np.any(np.abs(_numeric(a)) > limit(a))) for a in _floats(*(inputs[n] for n in names)))
@@ -169,12 +145,6 @@ JAX = frozenset({"jax", "pallas"})
 DEPARTURES: tuple[Departure, ...] = (
     Departure("complex-pow-overflow", frozenset({"Pow"}), JAX, _pow_overflows,
               "complex x^y is NaN where |x|^Re(y) or e^(-Im(y) arg x) leaves the type, though x^y does not"),
-    Departure("complex-part-rounding", frozenset({"Mul"}), JAX, _mul_small_part,
-              "a part of a complex product 8 times smaller than the products it sums: rounded apart or fused, it "
-              "moves by more than the bound for that part"),
-    Departure("complex-pow-part-rounding", frozenset({"Pow"}), JAX, _pow_small_part,
-              "a part of a complex power 8 times smaller than its magnitude: within the bound of the magnitude, "
-              "beyond the bound of that part"),
     Departure("sort-keys-nan-or-subnormal", SORTING_OPS, JAX, lambda i, a: holds_nan(*i.values()) or
               holds_subnormal(*i.values()),
               "XLA on CPU compares subnormals as zeros, and a NaN key makes Lt/Gt no strict weak order"),

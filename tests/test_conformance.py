@@ -179,7 +179,28 @@ def test_compare_ignores_the_sign_of_a_zero_part_of_a_complex_value_only():
     for b in (None, bound):
         assert mismatch_mask(got, want, b).tolist() == [False, False]
         assert mismatch_mask(np.float32([0.0]), np.float32([-0.0]), b).tolist() == [True]
-        assert mismatch_mask(np.complex64([complex(1, 1e-30)]), np.complex64([complex(1, -0.0)]), b).tolist() == [True]
+    # exact: a tiny part is not a zero of another sign; within a bound: 1e-30 of the modulus 1
+    assert mismatch_mask(np.complex64([complex(1, 1e-30)]), np.complex64([complex(1, -0.0)]), None).tolist() == [True]
+    assert mismatch_mask(np.complex64([complex(1, 1e-30)]), np.complex64([complex(1, -0.0)]), bound).tolist() == [False]
+
+
+def test_a_complex_value_is_within_the_bound_of_its_modulus_not_of_each_part():
+    """XLA's c64 Pow of (-0.8329056 + 0.32274222i)^(5.552737 - 2.611051i): the value is -742.88496 + 15.954861i
+    (mpmath, 50 digits, rounded to c64); XLA gives an imaginary part 15.955277, 2.6e-5 of the part and 5.6e-7 of
+    the modulus 743, and IREE -742.885 + 15.95414i: within c64's 1e-5, which bounds the modulus' error (exp(y log x)
+    in f32 carries it into every part). A wrong value is still caught: the conjugate, a swapped part, an error of
+    2e-5 of the modulus."""
+    bound = Bound(rtol=1e-5, atol=0.0)
+    want = np.complex64([complex(-742.88496, 15.954861)])
+    got = np.complex64([complex(-742.88496, 15.955277), complex(-742.885, 15.95414)])
+    assert mismatch_mask(got, np.repeat(want, 2), bound).tolist() == [False, False]
+    for wrong in (complex(-742.88496, -15.954861), complex(15.954861, -742.88496), complex(-742.88496, 15.97)):
+        assert mismatch_mask(np.complex64([wrong]), want, bound).tolist() == [True], wrong
+    # a non-finite part is compared part by part: inf matches inf only, NaN matches NaN
+    inf = np.complex64([complex(np.inf, 1.0)])
+    assert mismatch_mask(inf, np.complex64([complex(np.inf, 1.0 + 1e-7)]), bound).tolist() == [False]
+    assert mismatch_mask(inf, np.complex64([complex(-np.inf, 1.0)]), bound).tolist() == [True]
+    assert mismatch_mask(np.complex64([complex(np.nan, 0)]), np.complex64([complex(1, 0)]), bound).tolist() == [True]
 
 
 def test_cli_reports_and_exit_code(tmp_path):

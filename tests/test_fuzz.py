@@ -245,6 +245,13 @@ SETTLED = {
             "grad_output": np.array([-1548.4183469498896, np.nan, 32848.76020964892, 5133.4860871860665, -0.0,
                                      -11539.067969726171])}, {"epsilon": 1.0, "feature_index": 0}),)),
         None),
+    # Comparison fix (conformance/tolerance.py): complex results are within the bound of their modulus. The
+    # imaginary part of (236.432 + 9009.274i)(300.451 - 11448.721i), -0.0388, is the difference of two products of
+    # 2.7e6: NumPy rounds each product, XLA fuses them, 1e-12 of the part apart and 1e-22 of the modulus 1.03e8.
+    "complex_product_small_part": (
+        Program((Step("Mul", {"lhs": np.array([236.43249400513378 + 9009.273926518705j]),
+                              "rhs": np.array([300.45147217892367 - 11448.720975175513j])}, {}),)),
+        AGREE),
     # XLA simplifies Imag(real x) + y to y, so -0 stays -0 (IEEE: 0 + -0 = +0); each op alone is exact.
     "imag_plus_negative_zero": (
         Program((Step("Imag", {"operand": _f32(2, 5)}, {}),
