@@ -293,6 +293,23 @@ def test_execute_batch_item_that_does_not_compile_fails_alone(tmp_path):
     assert fresh.compilations == 3
 
 
+def test_a_linked_module_that_fails_twice_leaves_every_item_to_run_alone(tmp_path):
+    """Two items that do not compile, iree-compile pointing at one per run: the batch without the first is linked
+    once more, and when that fails too each item is compiled alone (bounded: no attempt per failing item)."""
+    fresh = IreeBackend(cache_dir=tmp_path)
+    revs = []
+    for n in (2, 3):
+        c = XlaBuilder("rev_u8")
+        ops.Rev(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.U8, (n,)), "x"), (0,))
+        revs.append(c.build())
+    items = [(negate(PrimitiveType.S32, (2,)), [np.array([1, 2], np.int32)]), (revs[0], [np.array([1, 2], np.uint8)]),
+             (revs[1], [np.array([1, 2, 3], np.uint8)]), (negate(PrimitiveType.S32, (3,)), [np.array([1, 2, 3], np.int32)])]
+    first, failed, also_failed, last = fresh.execute_batch(items)
+    assert first[0].tolist() == [-1, -2] and last[0].tolist() == [-1, -2, -3]
+    assert isinstance(failed, ExecutionError) and isinstance(also_failed, ExecutionError)
+    assert fresh.compilations == 2 + 4  # two linked attempts, then the four alone
+
+
 def rev_u8():
     c = XlaBuilder("rev_u8")
     ops.Rev(ops.Parameter(c, 0, Shape.array_shape(PrimitiveType.U8, (2,)), "x"), (0,))

@@ -64,11 +64,6 @@ class IreeCompileError(RuntimeError):
         self.lines = tuple(lines)
 
 
-#: A batch whose linked module fails to compile is split in two and each half compiled again, down to this
-#: size; the items of a smaller failing group run one by one (each compiled alone).
-SPLIT_BATCHES_DOWN_TO = 4
-
-
 class _Compiled:
     __slots__ = ("error", "function", "text")
 
@@ -298,9 +293,9 @@ class IreeBackend:
         """Runs each ``(computation, arguments)`` pair; the computations not compiled yet are linked into one
         module (``backend.export.link_stablehlo_modules``) and compiled with one ``iree-compile`` run, which
         costs little more than compiling one of them. The results come in order; an item that fails gets
-        the exception it raised. When the linked module does not compile, each half of the batch is tried
-        again, and the items of a small failing group run one by one through ``execute`` (so a compile
-        failure is always the computation's own)."""
+        the exception it raised. When the linked module does not compile, the items iree-compile points at
+        run one by one through ``execute`` (so a compile failure is always the computation's own) and the
+        others are linked once more; when that fails too, each runs alone (see ``_run_linked``)."""
         results: list[list[Any] | Exception | None] = [None] * len(items)
         group: list[tuple[int, XlaComputation, list[Any]]] = []
         for k, (computation, arguments) in enumerate(items):
@@ -324,11 +319,14 @@ class IreeBackend:
         except Exception as e:  # noqa: BLE001 - the item's own failure is its result
             return e
 
-    def _run_linked(self, group: list[tuple[int, XlaComputation, list[Any]]], results: list[Any]) -> None:
-        """Fills ``results`` for ``group``'s items from one linked module. When it does not compile, the
-        items whose functions iree-compile's diagnostics point at are left to ``execute`` and the others
-        linked again; without such a pointer the group is split in two (a group too small to split is
-        left to ``execute``)."""
+    def _run_linked(self, group: list[tuple[int, XlaComputation, list[Any]]], results: list[Any],
+                    again: bool = True) -> None:
+        """Fills ``results`` for ``group``'s items from one linked module. When it does not compile, the items
+        whose functions iree-compile's diagnostics point at are left to ``execute`` and the others linked once
+        more (``again``); otherwise every item is left to ``execute``, compiled alone. Linking saves little
+        where the compilation of each function dominates (a constant operand is folded by a program compiled
+        for it), so a module that fails twice is not split further: its items alone cost about what one more
+        linked attempt would."""
         if len(group) < 2:
             return
         names = [f"case{i}" for i in range(len(group))]
@@ -336,17 +334,13 @@ class IreeBackend:
         try:
             text = link_stablehlo_modules([self._entry(computation).text for _, computation, _ in group], names)
             functions = self._functions(text, names)
-        except Exception as e:  # noqa: BLE001 - smaller groups, then each item alone, report the failure
+        except Exception as e:  # noqa: BLE001 - the rest linked once more, or each item alone, report the failure
             if isinstance(e, IreeCompileError):
                 culprits = _functions_at(text, e.lines)
             else:  # a module link_stablehlo_modules could not read
                 culprits = {e.values["module"]} if isinstance(e, OpError) and "module" in e.values else set()
-            if culprits:
-                self._run_linked([item for i, item in enumerate(group) if i not in culprits], results)
-            elif len(group) > SPLIT_BATCHES_DOWN_TO:
-                half = len(group) // 2
-                self._run_linked(group[:half], results)
-                self._run_linked(group[half:], results)
+            if culprits and again:
+                self._run_linked([item for i, item in enumerate(group) if i not in culprits], results, again=False)
             return
         for (k, computation, args), function in zip(group, functions):
             try:
