@@ -15,7 +15,7 @@ import numpy as np
 from backend.hlo import etypes
 from backend.hlo.etypes import PrimitiveType
 from backend.reference import EvaluatorContext, evaluator, implementation_defined
-from backend.reference.allowed import Allowed, any_value, int_limits
+from backend.reference.allowed import Allowed, any_value, any_zero, int_limits
 from backend.reference.elementwise import F32_TINY
 
 Array = np.ndarray
@@ -180,7 +180,7 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
     """Float -> int of NaN or out-of-range values: saturated (XLA), the x86 'integer indefinite' minimum, or any
     value (LLVM poison); a value between two powers of two -> f8e8m0fnu: the nearer (XLA) or the lower (IREE);
     values below the smallest normal f32: kept or flushed (XLA on CPU); wide -> narrow floats: rounded
-    once or through f32 (XLA); f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
+    once or through f32 (XLA); NaN -> f4e2m1fn (no NaN): -0 (XLA) or +0; f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
     src, dst = _etype(operand), ctx.attr("new_element_type")
     out_dtype = ctx.shape.numpy_dtype()
     real = _real(operand)
@@ -204,6 +204,10 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
         once = convert_array(operand, dst).astype(np.float64)
         differs = ~((twice.astype(np.float64) == once) | (np.isnan(twice.astype(np.float64)) & np.isnan(once)))
         outcomes["double_rounding"] = Allowed(differs, {"through_f32": twice})
+    if dst == PrimitiveType.F4E2M1FN and _is_inexact(src):
+        with np.errstate(invalid="ignore"):
+            nan = np.isnan(real.astype(np.float64))
+        outcomes["no_nan_encoding"] = Allowed(nan, {"either_zero": any_zero})
     if src == PrimitiveType.F4E2M1FN and etypes.is_int(dst):
         value = operand.astype(np.float64)
         lo, hi = int_limits(out_dtype)

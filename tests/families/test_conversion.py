@@ -165,3 +165,18 @@ def test_inexact_to_e8m0_rounds_to_the_nearer_or_the_lower_power_of_two_and_noth
     assert run_case(case, lower, profile="xla").status == FAILED
     assert run_case(case, FunctionBackend("e8m0_up", lambda x: np.array([4, 8, 0.5, 64], e8m0))).status == FAILED
     assert run_case(case, FunctionBackend("nearest", lambda x: np.array([4, 8, 0.25, 64], e8m0))).status == PASSED
+
+
+def test_nan_to_f4e2m1fn_is_a_zero_of_either_sign_and_nothing_else() -> None:
+    """f4e2m1fn has no NaN: XLA gives -0.0 (the reference), IREE's vmvx +0.0; the documents leave it open (static_cast
+    of a value the type cannot hold; StableHLO: TBD). 7 and -100 saturate to +-6 under both; any nonzero value at the
+    NaN is a failure, as is +0 under the xla profile."""
+    f4 = ml_dtypes.float4_e2m1fn
+    case = golden_case("ConvertElementType", {"operand": np.float32([7, -100, np.nan])},
+                       np.array([6, -6, -0.0], f4), attrs={"new_element_type": "f4e2m1fn"})
+    plus_zero = FunctionBackend("nan_to_plus_zero", lambda x: np.array([6, -6, 0.0], f4))
+    result = run_case(case, plus_zero)
+    assert result.status == IMPL_DEFINED and "no_nan_encoding: chose 'either_zero'" in result.message
+    assert run_case(case, plus_zero, profile="xla").status == FAILED
+    assert run_case(case, FunctionBackend("nan_to_half", lambda x: np.array([6, -6, 0.5], f4))).status == FAILED
+    assert run_case(case, FunctionBackend("xla", lambda x: np.array([6, -6, -0.0], f4))).status == PASSED
