@@ -47,7 +47,8 @@ def batch_norm_training(ctx: EvaluatorContext, operand: np.ndarray, scale: np.nd
         normalized = scaled / np.sqrt(along_feature(spread + np.ldexp(float(eps), -2 * exponent), x.ndim, fi))
         y = along_feature(scale, x.ndim, fi) * normalized + along_feature(offset, x.ndim, fi)
     dtype = operand.dtype
-    return y.astype(dtype), mean.astype(dtype), var.astype(dtype)
+    with np.errstate(over="ignore"):  # a variance beyond the type's range rounds to inf, as IEEE 754 rounds it
+        return y.astype(dtype), mean.astype(dtype), var.astype(dtype)
 
 
 @evaluator("BatchNormInference")
