@@ -180,7 +180,8 @@ def convert_element_type_outcomes(ctx: EvaluatorContext, operand: Array) -> dict
     """Float -> int of NaN or out-of-range values: saturated (XLA), the x86 'integer indefinite' minimum, or any
     value (LLVM poison); a value between two powers of two -> f8e8m0fnu: the nearer (XLA) or the lower (IREE);
     values below the smallest normal f32: kept or flushed (XLA on CPU); wide -> narrow floats: rounded
-    once or through f32 (XLA); NaN -> f4e2m1fn (no NaN): -0 (XLA) or +0; f4e2m1fn +-6 -> int: the value 6 or saturated as an infinity (XLA on CPU)."""
+    once or through f32 (XLA); NaN -> f4e2m1fn (no NaN): -0 (XLA) or +0; f4e2m1fn +-6 -> int: the value 6 or
+    saturated as an infinity (XLA on CPU)."""
     src, dst = _etype(operand), ctx.attr("new_element_type")
     out_dtype = ctx.shape.numpy_dtype()
     real = _real(operand)
