@@ -38,11 +38,9 @@ class StaticStandIn:
 def static_stand_in(computation: XlaComputation) -> StaticStandIn | None:
     """The static stand-in of ``computation``, or ``None`` when it has no bounded-dynamic value or reads one (an
     op with a dynamic operand, a dynamic value in a called computation, a dynamic parameter)."""
-    if computation.root_instruction.shape.is_static() and all(
-            i.shape.is_static() for c in (computation, *computation.subcomputations()) for i in c.instructions):
-        return None
-    if any(not i.shape.is_static() for c in computation.subcomputations() for i in c.instructions):
-        return None
+    if all(i.shape.is_static() for i in computation.instructions) or any(
+            not i.shape.is_static() for c in computation.subcomputations() for i in c.instructions):
+        return None  # nothing dynamic, or a dynamic value in a called computation
     leaf_ids = list(_leaves(computation, computation.root))
     removed = set(_dynamic_tuples(computation, computation.root)) | {
         i for i in leaf_ids if not computation.instruction(i).shape.is_static()}  # replaced by the stand-in's root
