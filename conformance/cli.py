@@ -26,6 +26,7 @@ from backend.errors import ExecutionError, OpError, UnsupportedError
 from conformance import check_program
 from conformance.cases import PROGRAM, Case, program_case, program_cases, program_snippet
 from conformance.compile_cache import enable_compilation_cache
+from conformance.fuzz_isolation import DEFAULT_PROGRAM_TIMEOUT, IsolatedJudge
 from conformance.generate import cases_for
 from conformance.isolation import DEFAULT_TIMEOUT, IsolatedRunner, WorkerStartError, start_backend
 from conformance.journal import Journal, JournalError, read_journal, result_from_record, resume_problem
@@ -120,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
     fz.add_argument("--ops", default="", help="comma-separated op names to draw from (default: every op)")
     fz.add_argument("--max-steps", type=positive_int, default=5, help="longest chain of ops in one program")
     fz.add_argument("--backend", default="jax", help="the backend compared with the reference")
+    fz.add_argument("--timeout", type=positive_seconds, default=DEFAULT_PROGRAM_TIMEOUT,
+                    help=f"seconds the judging of one program may take in the worker process before it is killed and "
+                    f"the program is a finding (default {DEFAULT_PROGRAM_TIMEOUT:g})")
+    fz.add_argument("--no-isolation", action="store_true",
+                    help="judge the programs in this process (no crash or hang protection, no --timeout)")
     fz.add_argument("-v", "--verbose", action="store_true", help="list every disagreement, not one per cause")
     cp = sub.add_parser("check-program", help="run a StableHLO program on a backend and the reference; localise the "
                         "first op that differs", description="Runs a program (StableHLO text or bytecode, or a "
@@ -581,7 +587,16 @@ def _fuzz(args: argparse.Namespace, names: list[str], all_specs: dict) -> int:
             print(f"... {report.programs} programs, {len(report.findings)} disagreements", flush=True)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop and report what ran
-    report = fuzz(args.examples, args.seed, names, args.max_steps, backend, progress)
+    if args.no_isolation:
+        report = fuzz(args.examples, args.seed, names, args.max_steps, backend, progress)
+    else:
+        try:
+            with IsolatedJudge(args.backend, args.timeout) as judged:
+                judged.start()
+                report = fuzz(args.examples, args.seed, names, args.max_steps, backend, progress, judged)
+        except WorkerStartError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     print(summary_text(report, args.verbose))
     print(f"\nfuzz seed {args.seed} on {backend.name}: {report.programs} programs in "
           f"{time.perf_counter() - start:.1f} s, {len(report.findings)} disagreements")

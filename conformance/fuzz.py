@@ -23,7 +23,7 @@ import collections
 import dataclasses
 import re
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -152,7 +152,11 @@ def _as_expected(values: list[Any], comp: XlaComputation) -> Any:
     return values[0] if len(values) == 1 and not comp.root_instruction.shape.is_tuple() else tuple(values)
 
 
-def judge(program: Program, reference: Any, backend: Any) -> tuple[str, Finding | None, str]:
+#: A program's outcome, the finding for a disagreement, and what excused an excused/propagated difference.
+Verdict = tuple[str, "Finding | None", str]
+
+
+def judge(program: Program, reference: Any, backend: Any) -> Verdict:
     """(outcome, the finding for a disagreement, what excused an excused/propagated difference)."""
     comp, args = program.build()
     try:
@@ -365,12 +369,17 @@ def draw_program(draws: Draws, pool: Sequence[Any], max_steps: int) -> Program |
 
 # -- running ---------------------------------------------------------------------------------
 def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, max_steps: int = 5,
-         backend: Any = None, progress: Any = None) -> FuzzReport:
-    """Runs ``examples`` random programs on the reference and ``backend`` (default jax)."""
+         backend: Any = None, progress: Any = None,
+         judge_program: Callable[[Program], Verdict] | None = None) -> FuzzReport:
+    """Runs ``examples`` random programs on the reference and ``backend`` (default jax).
+
+    ``judge_program`` judges one program; by default :func:`judge` in this process, with no protection from a hang
+    or a crash (``conformance.fuzz_isolation.IsolatedJudge`` runs it in a worker process with a time limit)."""
     from backend.backends import get_backend
 
     pool = fuzzable_specs(op_names)
     reference, target = get_backend("reference"), backend or get_backend("jax")
+    judged = judge_program or (lambda program: judge(program, reference, target))
     report = FuzzReport()
     try:
         for index in range(_MAX_DRAWS_PER_PROGRAM * examples):
@@ -378,7 +387,7 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
                 break
             program = draw_program(Draws(seed, index), pool, max_steps)
             if program is not None:
-                _run_one(program, reference, target, report)
+                _run_one(program, judged, getattr(target, "name", ""), report)
                 if progress:
                     progress(report)
     except KeyboardInterrupt:  # an interrupted search still reports what it ran
@@ -390,10 +399,10 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
 _MAX_DRAWS_PER_PROGRAM = 20
 
 
-def _run_one(program: Program, reference: Any, target: Any, report: FuzzReport) -> None:
+def _run_one(program: Program, judged: Callable[[Program], Verdict], target_name: str, report: FuzzReport) -> None:
     try:
-        outcome, finding, why = judge(program, reference, target)
-        known = departure_of(finding, getattr(target, "name", "")) if outcome == DISAGREE else None
+        outcome, finding, why = judged(program)
+        known = departure_of(finding, target_name) if outcome == DISAGREE else None
         if known is not None:
             outcome, why = KNOWN, known.name
     except Exception as e:  # judging raised: a bug of ours, reported with the program, never a stop

@@ -53,6 +53,14 @@ def holds_non_finite(*values: Any) -> bool:
     return False
 
 
+def holds_infinity(*values: Any) -> bool:
+    """Whether any of the values holds an infinity (in a part of a complex number)."""
+    for a in (x for v in values for x in arrays(v)):
+        if a.dtype.kind not in "biu" and bool(np.any(np.isinf(_numeric(a)))):
+            return True
+    return False
+
+
 def holds_nan(*values: Any) -> bool:
     for a in (x for v in values for x in arrays(v)):
         if a.dtype.kind not in "biu" and bool(np.any(np.isnan(_numeric(a)))):
@@ -177,6 +185,9 @@ DEPARTURES: tuple[Departure, ...] = (
     Departure("batch-norm-f32-accumulation", frozenset({"BatchNormTraining"}), JAX, _cancelling_feature,
               "the jax backend's lowering sums in f32 (jax has no batch-norm op): a feature whose values cancel gets "
               "a mean off by more than the bound relative to the exact one, or a zero of the other sign"),
+    Departure("svd-of-an-infinity-hangs", frozenset({"SVD"}), JAX,
+              lambda i, a: holds_infinity(i["a"]) and not holds_nan(i["a"]),
+              "a matrix holding an infinity (and no NaN): XLA's SVD on CPU, LAPACK's, may never return"),
     Departure("batch-norm-grad-negative-variance", frozenset({"BatchNormGrad"}), JAX,
               lambda i, a: bool(np.any(np.asarray(i["batch_var"]).astype(np.float64) + a.get("epsilon", 0) < 0)),
               "batch_var + epsilon < 0: a negative variance is outside the op's domain (sqrt of a negative)"),

@@ -51,7 +51,7 @@ class WorkerStartError(RuntimeError):
 _WATCHDOG_PERIOD = 0.5
 
 
-def _die_with_parent(parent_pid: int) -> None:
+def die_with_parent(parent_pid: int) -> None:
     """End this worker when the process that started it ends (however it ends): the kernel's parent-death signal
     where there is one (Linux), and a watchdog thread polling the parent everywhere."""
     if sys.platform.startswith("linux"):
@@ -78,7 +78,7 @@ def _worker_main(conn: Connection, backend_name: str, profile: str, parent_pid: 
     """The worker's loop: load the backend, then run each batch of cases it is sent until told to stop,
     sending each case's result as soon as it has it."""
     if parent_pid is not None:
-        _die_with_parent(parent_pid)
+        die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     import specs
     from backend.backends import get_backend

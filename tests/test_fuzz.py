@@ -333,7 +333,7 @@ def test_xla_departures_stay_found_and_a_search_names_them(name):
     departure = departure_of(finding, "jax")
     assert (departure and departure.name) == DEPARTURE_OF[name]
     report = FuzzReport()
-    fuzz_module._run_one(program, get_backend("reference"), get_backend("jax"), report)
+    fuzz_module._run_one(program, lambda p: judge(p, get_backend("reference"), get_backend("jax")), "jax", report)
     if DEPARTURE_OF[name] is None:
         assert report.outcomes[DISAGREE] == 1 and report.findings
     else:
