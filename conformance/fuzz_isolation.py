@@ -28,6 +28,7 @@ DEFAULT_PROGRAM_TIMEOUT = 120.0
 
 _CONTEXT = multiprocessing.get_context("spawn")  # forking a process that has started jax is unsafe
 REFERENCE, BACKEND = "reference", "backend"
+_SILENT, _DIED = "silent", "died"  # what _receive says when no message came
 
 
 class FuzzWorkerError(RuntimeError):
@@ -97,17 +98,12 @@ class IsolatedJudge:
                                          daemon=True, name="fuzz-worker")
         self._process.start()
         child.close()
-        if not wait([self._conn, self._process.sentinel], timeout=self.startup_timeout):
-            self._kill()
+        kind, payload = self._receive(self.startup_timeout)
+        if kind == _SILENT:
             raise WorkerStartError(f"the backend '{self.backend_name}' did not load within {self.startup_timeout:g} s")
-        try:
-            kind, payload = self._conn.recv()
-        except (EOFError, OSError):
-            self._process.join(5)
-            exit_text = describe_exit(self._process.exitcode)
-            self._kill()
+        if kind == _DIED:
             raise WorkerStartError(f"loading the backend '{self.backend_name}' ended its process: the process "
-                                   f"{exit_text}") from None
+                                   f"{payload}")
         if kind == "error":
             self._kill()
             raise WorkerStartError(f"the worker could not load the backend '{self.backend_name}': {payload}")
@@ -120,23 +116,32 @@ class IsolatedJudge:
         deadline = time.monotonic() + self.timeout
         running: tuple[str, str] | None = None
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not wait([self._conn, self._process.sentinel], timeout=remaining):
-                self._kill()
+            kind, payload = self._receive(deadline - time.monotonic())
+            if kind == _SILENT:
                 return self._lost(program, running, f"no verdict within {self.timeout:g} s")
-            try:
-                kind, payload = self._conn.recv()
-            except (EOFError, OSError):
-                self._process.join(5)
-                exit_text = describe_exit(self._process.exitcode)
-                self._kill()
-                return self._lost(program, running, f"the worker process {exit_text}")
+            if kind == _DIED:
+                return self._lost(program, running, f"the worker process {payload}")
             if kind == "running":
                 running = payload
             elif kind == "verdict":
                 return payload
             else:  # "raised"
                 raise FuzzWorkerError(payload)
+
+    def _receive(self, timeout: float) -> tuple[str, Any]:
+        """The worker's next message (kind, payload); ``(_SILENT, None)`` when none came within ``timeout`` seconds,
+        ``(_DIED, how its process ended)`` when it died: the worker is killed in both."""
+        assert self._conn is not None
+        if timeout <= 0 or not wait([self._conn, self._process.sentinel], timeout=timeout):
+            self._kill()
+            return _SILENT, None
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError):
+            self._process.join(5)
+            exit_text = describe_exit(self._process.exitcode)
+            self._kill()
+            return _DIED, exit_text
 
     def _lost(self, program: Program, running: tuple[str, str] | None, what: str) -> Verdict:
         """The finding of a program whose judging hung or crashed: the side and op that were running."""
