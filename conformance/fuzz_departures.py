@@ -145,6 +145,30 @@ def _cancelling_feature(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
     return bool(np.any(finite & ((magnitude == 0) | (total <= magnitude * 2.0 ** -20))))
 
 
+def _igamma_near_a_large_mode(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+    """a >= 256 and x within 10 sqrt(a) of a, in a type XLA evaluates in f32 (32 bits or fewer)."""
+    if np.asarray(inputs["a"]).dtype.itemsize > 4:
+        return False
+    a, x = (np.asarray(inputs[k]).astype(np.float64) for k in ("a", "x"))
+    with np.errstate(all="ignore"):
+        a, x = np.broadcast_arrays(a, x)
+        return bool(np.any((a >= 256) & np.isfinite(a) & (np.abs(x - a) <= 10 * np.sqrt(a))))
+
+
+def _narrow_float(*values: Any) -> bool:
+    """Any of the values of an 8- or 4-bit float type."""
+    return any(a.dtype.itemsize == 1 for a in _floats(*values))
+
+
+def _complex_real_parts_tie(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+    """An element whose operand's real part equals min's or max's, or is NaN (complex operands)."""
+    operand, low, high = (np.asarray(inputs[k]) for k in ("operand", "min", "max"))
+    if operand.dtype.kind != "c":
+        return False
+    x, lo, hi = np.broadcast_arrays(operand.real, low.real, high.real)
+    return bool(np.any((x == lo) | (x == hi) | np.isnan(x) | np.isnan(lo) | np.isnan(hi)))
+
+
 CONV_OPS = frozenset({"Conv", "ConvWithGeneralPadding", "ConvWithGeneralDimensions", "ConvGeneral",
                       "ConvGeneralDilated"})
 SORTING_OPS = frozenset({"Sort", "TopK", "ApproxTopK", "ApproxTopKFallback"})
@@ -185,6 +209,18 @@ DEPARTURES: tuple[Departure, ...] = (
     Departure("batch-norm-f32-accumulation", frozenset({"BatchNormTraining"}), JAX, _cancelling_feature,
               "the jax backend's lowering sums in f32 (jax has no batch-norm op): a feature whose values cancel gets "
               "a mean off by more than the bound relative to the exact one, or a zero of the other sign"),
+    Departure("igamma-large-a", frozenset({"Igamma", "Igammac"}), JAX, _igamma_near_a_large_mode,
+              "a >= 256 and x near a in f32 (or narrower, evaluated in f32): XLA's series and continued fraction "
+              "lose accuracy (Q(10240, 10240): 2.8e-3 relative, 1% at a = 50000)"),
+    Departure("igamma-narrow-series", frozenset({"Igamma", "Igammac", "IgammaGradA"}), JAX,
+              lambda i, a: _narrow_float(*i.values()),
+              "8- and 4-bit floats: jax evaluates the series in the operand's own type (NaN, values above 1)"),
+    Departure("f4-acos-asin-intermediates", frozenset({"Acos", "Asin"}), JAX,
+              lambda i, a: any(x.dtype == np.dtype(ml_dtypes.float4_e2m1fn) for x in _floats(i["operand"])),
+              "f4e2m1fn: XLA evaluates acos and asin with f4 intermediates (nonzero values outside [-1, 1])"),
+    Departure("complex-clamp-real-parts", frozenset({"Clamp"}), JAX, _complex_real_parts_tie,
+              "complex Clamp: XLA compares real parts only, so where they tie (or are NaN) the imaginary parts "
+              "do not order the values"),
     Departure("svd-of-an-infinity-hangs", frozenset({"SVD"}), JAX,
               lambda i, a: holds_infinity(i["a"]) and not holds_nan(i["a"]),
               "a matrix holding an infinity (and no NaN): XLA's SVD on CPU, LAPACK's, may never return"),

@@ -311,6 +311,19 @@ XLA_DEPARTURES = {
                         ml_dtypes.bfloat16),
         "group_sizes": np.array([-1834178926, 1864202706], np.int32)},
         {"ragged_dot_dimension_numbers": [[[[0], [1]], [[], []]], [1], [0]]}),)),
+    # The departures of the seed-7 search of November 27, 2026 (docs/fuzz_findings.md), each shown with jax alone.
+    # Q(10240, 10240) = 0.4986859 (mpmath); XLA in f32: 0.49730685.
+    "igammac_large_a": Program((Step("Igammac", {"a": np.array([10240], np.float32),
+                                                 "x": np.array([10240], np.float32)}, {}),)),
+    # dP/da at (2^-9, 1.625) = -0.0837 (mpmath), -0.0859375 in f8e4m3; jax's series in f8e4m3: NaN.
+    "igamma_grad_a_f8_series": Program((Step("IgammaGradA", {"a": np.array([2.0 ** -9], ml_dtypes.float8_e4m3),
+                                                             "x": np.array([1.625], ml_dtypes.float8_e4m3)}, {}),)),
+    # acos(-4) is NaN, held as a zero in f4e2m1fn; XLA: -3.
+    "acos_f4_outside_domain": Program((Step("Acos", {"operand": np.array([-4.0], ml_dtypes.float4_e2m1fn)}, {}),)),
+    # clamp(0.5+2i, 0.5+3i, 1-i) = min(max(0.5+2i, 0.5+3i), 1-i) = 0.5+3i (lexicographic); XLA: 0.5+2i.
+    "complex_clamp_real_parts_tie": Program((Step("Clamp", {"min": np.array([0.5 + 2j], np.complex64),
+                                                            "operand": np.array([0.5 + 3j], np.complex64),
+                                                            "max": np.array([1 - 1j], np.complex64)}, {}),)),
 }
 #: The documented departure each program is in (None: a chain's difference, which no single op's departure covers).
 DEPARTURE_OF = {
@@ -320,7 +333,9 @@ DEPARTURE_OF = {
     "sort_subnormal_keys": "sort-keys-nan-or-subnormal", "complex_conv_inf_meets_padding": "complex-conv-non-finite",
     "qr_near_the_largest_value": "factorization-overflow", "imag_of_e8m0": "e8m0-has-no-zero",
     "incomplete_beta_huge_b": "incomplete-beta-domain-edge", "zeta_f16_underflow": "zeta-extreme-power",
-    "ragged_dot_non_finite": "ragged-dot-non-finite",
+    "ragged_dot_non_finite": "ragged-dot-non-finite", "igammac_large_a": "igamma-large-a",
+    "igamma_grad_a_f8_series": "igamma-narrow-series", "acos_f4_outside_domain": "f4-acos-asin-intermediates",
+    "complex_clamp_real_parts_tie": "complex-clamp-real-parts",
 }
 
 
@@ -358,6 +373,15 @@ def test_departures_do_not_cover_ordinary_operands():
     assert departure_of(_finding("Sort", operands=[_f32(3, -1, 0, 2)]), "jax") is None
     assert departure_of(_finding("QR", operand=np.array([[1e30, 2], [3, 4]], np.float32)), "jax") is None
     assert departure_of(_finding("Zeta", x=np.array([2.0, 30]), q=np.array([1.0, 2.5])), "jax") is None
+    assert departure_of(_finding("Igammac", a=np.array([10240.0, 100], np.float32),
+                                 x=np.array([20000.0, 100], np.float32)), "jax") is None  # x far from a; a small
+    assert departure_of(_finding("Igammac", a=np.array([10240.0]), x=np.array([10240.0])), "jax") is None  # f64
+    assert departure_of(_finding("IgammaGradA", a=np.float16([0.5]), x=np.float16([1.5])), "jax") is None
+    assert departure_of(_finding("Acos", operand=np.array([-4.0], ml_dtypes.float8_e4m3fn)), "jax") is None
+    assert departure_of(_finding("Clamp", min=np.complex64([0.5 + 2j]), operand=np.complex64([0.7 + 3j]),
+                                 max=np.complex64([1 - 1j])), "jax") is None  # real parts differ
+    assert departure_of(_finding("Clamp", min=np.float32([0.5]), operand=np.float32([0.5]),
+                                 max=np.float32([1])), "jax") is None  # not complex
     assert departure_of(_finding("RegularizedIncompleteBeta", a=np.array([2.0]), b=np.array([3e150]),
                                  x=np.array([0.5])), "jax") is None
     assert departure_of(_finding("ConvGeneralDilated", lhs=np.complex64([[[1, 2]]]), rhs=np.complex64([[[1]]])),

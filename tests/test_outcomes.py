@@ -262,6 +262,32 @@ def test_qr_any_factors_accepts_lapack_signs_and_rejects_broken_identities() -> 
     assert not any(m.any() for m in holds((2 * q, r / 2)))  # Q not orthonormal
 
 
+def test_svd_any_factors_judges_a_matrix_holding_the_largest_value_without_overflow() -> None:
+    """U diag(d) V^H = A is checked on A scaled by a power of two: unscaled, ||A||_F overflowed to inf (every residual
+    within inf x bound: a wrong factorization passed) and U diag(d) V^H overflowed to inf - inf (a right one failed:
+    fuzz seed 7 found XLA's factors of the 4x3 matrix below refused)."""
+    from backend.reference import IMPLEMENTATION_DEFINED
+
+    def holds(a: np.ndarray, u: np.ndarray, d: np.ndarray, v: np.ndarray) -> bool:
+        masks = IMPLEMENTATION_DEFINED.get("SVD")(None, a)["factors"].outcomes["any_factors"].check((u, d, v))
+        assert all(m.all() for m in masks) or not any(m.any() for m in masks)
+        return bool(masks[0].all())
+
+    big = np.finfo(np.float64).max
+    a = np.array([[-big, 0.0], [0.0, big / 2]])
+    d, flip, eye = np.array([big, big / 2]), np.diag([-1.0, 1.0]), np.eye(2)
+    assert holds(a, flip, d, eye) and holds(a, eye, d, flip)  # either sign of the first singular vectors
+    assert not holds(a, flip, np.array([big, big / 4]), eye)  # not A's singular values
+    assert not holds(a, np.diag([-1.0, 0.5]), d, eye)  # U not unitary
+    assert not holds(a, eye, d, eye)  # U diag(d) V^H = diag(max, max / 2), not A
+    b = np.array([[-20480.0, -2.2250738585072014e-308, 0.0], [1554.4701538085938, 3584.0, -big],
+                  [8967.5, 656.75, 2.2250738585072014e-308], [-0.0, -5632.0, -12800.0]])
+    u, s, vh = np.linalg.svd(np.ldexp(b, -1024))  # exact scaling; LAPACK's factors of the scaled matrix
+    flip3 = np.diag([-1.0, 1.0, 1.0])
+    assert holds(b, u, np.ldexp(s, 1024), vh.T) and holds(b, u @ np.diag([-1.0, 1, 1, 1]), np.ldexp(s, 1024), vh.T @ flip3)
+    assert not holds(b, u, np.ldexp(s, 1024) * 0.999, vh.T)
+
+
 def test_a_comparator_over_nan_is_not_a_strict_weak_order() -> None:
     from backend.reference.higher_order import _strict_weak_order
 

@@ -76,6 +76,17 @@ def _frobenius(x: np.ndarray) -> np.ndarray:
         return np.sqrt(np.sum(np.abs(x) ** 2, axis=(-2, -1)))
 
 
+def unit_scale(x: np.ndarray) -> np.ndarray:
+    """Per matrix of a batch, the power of two that brings its largest magnitude into [0.5, 1) (1 for a zero or
+    non-finite matrix), shaped to multiply the batch. Scaling by it is exact, and identities checked on the scaled
+    matrices cannot overflow where the values are near the type's largest one."""
+    with np.errstate(all="ignore"):
+        top = np.max(np.abs(x), axis=(-2, -1), initial=0.0)
+        usable = np.isfinite(top) & (top > 0)
+        exponent = np.frexp(np.where(usable, top, 1.0))[1] * usable
+    return np.asarray(np.ldexp(1.0, -exponent))[..., None, None]
+
+
 def _batch_ok(residual: np.ndarray, scale: np.ndarray, bound: float) -> np.ndarray:
     """Per matrix of a batch: every element of ``residual`` is within ``bound * scale`` (NaN: not)."""
     with np.errstate(all="ignore"):
@@ -454,10 +465,13 @@ def svd(ctx: EvaluatorContext, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 
 def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarray, ...]]:
     """U diag(d) V^H = A with U and V unitary, d >= 0 descending and equal to A's singular values
-    within the bound (a singular value moves by at most ||dA||_2, whatever the condition of A)."""
+    within the bound (a singular value moves by at most ||dA||_2, whatever the condition of A). Checked on A and d
+    scaled by a power of two (unit_scale), so that a matrix holding values near the type's largest one is judged,
+    not overflowed."""
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
-    wide = widen(a)
+    unit = unit_scale(widen(a))
+    wide = widen(a) * unit
     bound = identity_bound(a.dtype, m, n)
     scale = _frobenius(wide)
     clean, bad = finite_part(wide)
@@ -465,10 +479,11 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
 
     def holds(outputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         u, d, v = widen(np.asarray(outputs[0])), np.asarray(outputs[1]).astype(np.float64), widen(np.asarray(outputs[2]))
-        ok = _batch_ok((u[..., :, :k] * d[..., None, :]) @ adjoint(v[..., :, :k]) - wide, scale, bound)
+        scaled_d = d * unit[..., 0]
+        ok = _batch_ok((u[..., :, :k] * scaled_d[..., None, :]) @ adjoint(v[..., :, :k]) - wide, scale, bound)
         ok &= _batch_ok(adjoint(u) @ u - np.eye(m), np.ones(ok.shape), bound)
         ok &= _batch_ok(adjoint(v) @ v - np.eye(n), np.ones(ok.shape), bound)
-        ok &= _batch_ok((d - exact)[..., None], scale, bound)
+        ok &= _batch_ok((scaled_d - exact)[..., None], scale, bound)
         ok &= np.all((d >= 0) & (np.diff(d, axis=-1, prepend=np.inf) <= 0), axis=-1) & ~bad
         return _per_matrix(ok, outputs, (True, False, True))
     return holds
