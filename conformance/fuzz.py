@@ -378,8 +378,10 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
     from backend.backends import get_backend
 
     pool = fuzzable_specs(op_names)
-    reference, target = get_backend("reference"), backend or get_backend("jax")
-    judged = judge_program or (lambda program: judge(program, reference, target))
+    target = backend or get_backend("jax")
+    if judge_program is None:  # in this process: the reference is loaded here (a worker loads its own)
+        reference = get_backend("reference")
+        judge_program = lambda program: judge(program, reference, target)  # noqa: E731
     report = FuzzReport()
     try:
         for index in range(_MAX_DRAWS_PER_PROGRAM * examples):
@@ -387,7 +389,7 @@ def fuzz(examples: int, seed: int = 0, op_names: Iterable[str] | None = None, ma
                 break
             program = draw_program(Draws(seed, index), pool, max_steps)
             if program is not None:
-                _run_one(program, judged, getattr(target, "name", ""), report)
+                _run_one(program, judge_program, getattr(target, "name", ""), report)
                 if progress:
                     progress(report)
     except KeyboardInterrupt:  # an interrupted search still reports what it ran

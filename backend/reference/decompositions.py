@@ -470,8 +470,9 @@ def svd_holds(a: np.ndarray) -> Callable[[Sequence[np.ndarray]], tuple[np.ndarra
     not overflowed."""
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
-    unit = unit_scale(widen(a))
-    wide = widen(a) * unit
+    wide = widen(a)
+    unit = unit_scale(wide)
+    wide = wide * unit
     bound = identity_bound(a.dtype, m, n)
     scale = _frobenius(wide)
     clean, bad = finite_part(wide)
